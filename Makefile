@@ -1,0 +1,57 @@
+# tracer: a static flight recorder. `make` builds ./tracer with musl.
+CROSS_COMPILE ?=
+ifeq ($(CROSS_COMPILE),)
+CC := musl-gcc
+else
+CC := $(CROSS_COMPILE)gcc
+endif
+STRIP ?= $(CROSS_COMPILE)strip
+CFLAGS ?= -Os -Wall -Wextra -Wno-unused-parameter
+CFLAGS += -ffunction-sections -fdata-sections -fno-asynchronous-unwind-tables \
+	-fno-unwind-tables -fno-stack-protector
+LDFLAGS += -static -Wl,--gc-sections -s
+SRCS := tracer.c perfdata.c ring.c
+HDRS := ring.h perfdata.h config.h
+
+tracer: $(SRCS) $(HDRS)
+	$(CC) $(CFLAGS) -o $@ $(SRCS) $(LDFLAGS)
+	@echo "tracer: $$(wc -c < $@) bytes ($(or $(CROSS_COMPILE),native))"
+
+# .config -> config.h: every symbol is an always-defined 0/1 CFG_ macro.
+config.h: .config
+	awk '/^CONFIG_.*=y/ { sub(/^CONFIG_/, ""); sub(/=y/, ""); print "#define CFG_" $$0 " 1" } \
+	     /^# CONFIG_.* is not set/ { print "#define CFG_" substr($$2, 8) " 0" }' .config > $@
+
+# KCONF_ALL: y = allyes, n = allno, empty = each symbol's default.
+define kconf
+	awk -v all=$(1) '/^config / { if (n) out(); n = $$2; d = "n" } \
+	  /^[ \t]+default y/ { d = "y" } END { if (n) out() } \
+	  function out() { v = all ? all : d; \
+	    print (v == "y" ? "CONFIG_" n "=y" : "# CONFIG_" n " is not set") }' Kconfig > .config
+endef
+.config:
+	$(call kconf,)
+defconfig:
+	$(call kconf,)
+allnoconfig:
+	$(call kconf,n)
+allyesconfig:
+	$(call kconf,y)
+menuconfig: .config
+	@command -v kconfig-mconf >/dev/null || { echo "menuconfig needs kconfig-mconf (apt-get install kconfig-frontends)"; exit 1; }
+	kconfig-mconf Kconfig
+
+# Quick start: install musl if missing, build, record with the default
+# config until Ctrl-C, which dumps to tracer.data (then tracer.data.1, ...).
+run:
+	@command -v musl-gcc >/dev/null || apt-get install -y musl-tools
+	$(MAKE) tracer
+	./tracer -o tracer.data
+
+test:
+	bash test/run.sh
+
+clean:
+	rm -f tracer config.h test/ringtest test/work *.o
+
+.PHONY: defconfig allnoconfig allyesconfig menuconfig run test clean

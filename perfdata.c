@@ -1,0 +1,593 @@
+/* perfdata.c - write what host perf reads: a pipe-mode stream, or a
+ * seekable file-mode perf.data, from the records copied out of the rings.
+ *
+ * Everything that does not change while we record (attrs, features, the
+ * tracing data, the kernel map) is built once at set-up, so a dump only
+ * copies bytes and reads /proc for the processes it describes.
+ * The rules host perf 6.1 imposes are in ../shared/perfdata-notes.md;
+ * the ones that bit us are repeated where they apply.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/syscall.h>
+#include <sys/utsname.h>
+#include "perfdata.h"
+
+#define MAGIC 0x32454c4946524550ULL	/* "PERFILE2" as a native u64 */
+#define ALIGN8(n) (((n) + 7) & ~(size_t)7)
+/* Side-band records end with the sample_id_all trailer for our
+ * sample_type: TID, TIME, CPU, IDENTIFIER. Zero means "first event,
+ * deliver at once", which is what perf record writes too. */
+#define TRAILER 32
+
+enum { F_TRACING = 1, F_HOSTNAME = 3, F_OSRELEASE, F_VERSION, F_ARCH,
+       F_NRCPUS, F_CMDLINE = 11, F_EVENT_DESC };
+
+struct buf {
+	char *p;
+	size_t n, cap;
+};
+
+static void bput(struct buf *b, const void *p, size_t n)
+{
+	if (b->n + n > b->cap) {
+		b->cap = (b->n + n) * 2 + 4096;
+		b->p = realloc(b->p, b->cap);
+		if (!b->p)
+			die(1, "out of memory");
+	}
+	memcpy(b->p + b->n, p, n);
+	b->n += n;
+}
+
+static void bput32(struct buf *b, u32 v) { bput(b, &v, 4); }
+static void bput64(struct buf *b, u64 v) { bput(b, &v, 8); }
+
+/* perf_header_string: u32 len, then the string, NUL-padded to len. */
+static void bstr(struct buf *b, const char *s)
+{
+	static const char zero[8];
+	size_t n = strlen(s), len = ALIGN8(n + 1);
+
+	bput32(b, len);
+	bput(b, s, n);
+	bput(b, zero, len - n);
+}
+
+/* A tracefs or proc file, whole, with its u64 or u32 length in front. */
+static int bfile(struct buf *b, const char *path, int lensize)
+{
+	static char tmp[1 << 16];
+	long n = readfile(path, tmp, sizeof(tmp));
+
+	if (n < 0)
+		n = 0;
+	if (lensize == 8)
+		bput64(b, n);
+	else
+		bput32(b, n);
+	bput(b, tmp, n);
+	return n;
+}
+
+static struct buf tracing, feats;
+static struct { int id; size_t off, len; } feat[8];
+static int nfeat;
+static u64 ktext;
+
+/* The tracing data blob (trace-event-info.c's layout): the header pages,
+ * then each tracepoint's format file grouped by system. kallsyms must
+ * be empty: perf lseek()s over it, which fails on a pipe. */
+void pd_tracing_build(void)
+{
+	char path[512];
+	int i, j;
+
+	if (!CFG_TRACEPOINTS || !tracefs)
+		return;
+	for (i = 0; i < nev && evs[i].attr.type != TYPE_TRACEPOINT; i++)
+		;
+	if (i == nev)
+		return;
+	bput(&tracing, "\x17\x08\x44tracing" "0.6", 14);
+	{
+		u8 v[2] = { __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__, sizeof(long) };
+		bput(&tracing, v, 2);
+	}
+	bput32(&tracing, sysconf(_SC_PAGESIZE));
+	bput(&tracing, "header_page", 12);
+	strcpy(path, tracefs);
+	strcat(path, "/events/header_page");
+	if (bfile(&tracing, path, 8) <= 0)
+		die(1, "%s: can't read", path);
+	bput(&tracing, "header_event", 13);
+	strcpy(path + strlen(path) - 4, "event");
+	bfile(&tracing, path, 8);
+	bput32(&tracing, 0);			/* ftrace formats */
+
+	/* Systems in first-seen order, each event once. */
+	{
+		size_t nsys_at = tracing.n;
+		u32 nsys = 0;
+
+		bput32(&tracing, 0);
+		for (i = 0; i < nev; i++) {
+			char *c = strchr(evs[i].name, ':');
+			size_t sl = c ? c - evs[i].name : 0;
+			size_t nat;
+			u32 cnt = 0;
+
+			if (evs[i].attr.type != TYPE_TRACEPOINT)
+				continue;
+			for (j = 0; j < i; j++)
+				if (evs[j].attr.type == TYPE_TRACEPOINT &&
+				    !strncmp(evs[j].name, evs[i].name, sl + 1))
+					break;
+			if (j < i)
+				continue;
+			bput(&tracing, evs[i].name, sl);
+			bput(&tracing, "", 1);
+			nat = tracing.n;
+			bput32(&tracing, 0);
+			for (j = i; j < nev; j++) {
+				int k;
+
+				if (evs[j].attr.type != TYPE_TRACEPOINT ||
+				    strncmp(evs[j].name, evs[i].name, sl + 1))
+					continue;
+				for (k = i; k < j; k++)
+					if (!strcmp(evs[k].name, evs[j].name))
+						break;
+				if (k < j)
+					continue;
+				strcpy(path, tracefs);
+				strcat(path, "/events/");
+				strncat(path, evs[j].name, sl);
+				strcat(path, "/");
+				strcat(path, evs[j].name + sl + 1);
+				strcat(path, "/format");
+				if (bfile(&tracing, path, 8) <= 0)
+					die(1, "%s: can't read", path);
+				cnt++;
+			}
+			memcpy(tracing.p + nat, &cnt, 4);
+			nsys++;
+		}
+		memcpy(tracing.p + nsys_at, &nsys, 4);
+	}
+	bput32(&tracing, 0);			/* kallsyms: must be 0 */
+	bput32(&tracing, 0);			/* printk formats */
+	bput64(&tracing, 0);			/* saved cmdlines */
+	while (tracing.n & 7)
+		bput(&tracing, "", 1);
+}
+
+static void feat_begin(int id)
+{
+	feat[nfeat].id = id;
+	feat[nfeat].off = feats.n;
+}
+
+static void feat_end(void)
+{
+	feat[nfeat].len = feats.n - feat[nfeat].off;
+	nfeat++;
+}
+
+/* _text, the reference symbol perf relocates kallsyms by (KASLR). */
+static u64 kernel_text(void)
+{
+	static char b[1 << 16];
+	int fd = open("/proc/kallsyms", O_RDONLY | O_CLOEXEC);
+	long n, keep = 0;
+	u64 a = 0;
+
+	if (fd < 0)
+		return 0;
+	while (!a && (n = read(fd, b + keep, sizeof(b) - 1 - keep)) > 0) {
+		char *p = b, *e, *nl;
+
+		n += keep;
+		b[n] = 0;
+		for (; (nl = strchr(p, '\n')); p = nl + 1) {
+			if (nl - p > 10 && !strncmp(nl - 8, " T _text", 8)) {
+				a = strtoull(p, &e, 16);
+				break;
+			}
+		}
+		keep = b + n - p;
+		memmove(b, p, keep);
+	}
+	close(fd);
+	return a;
+}
+
+/* The features, once: they say where and what was recorded. */
+void pd_features_build(int ncpu_avail, int ncpu_online)
+{
+	struct utsname u;
+	int i, j;
+
+	uname(&u);
+	feat_begin(F_HOSTNAME);
+	bstr(&feats, u.nodename);
+	feat_end();
+	feat_begin(F_OSRELEASE);
+	bstr(&feats, u.release);
+	feat_end();
+	feat_begin(F_VERSION);
+	bstr(&feats, "tracer");
+	feat_end();
+	feat_begin(F_ARCH);
+	bstr(&feats, u.machine);
+	feat_end();
+	feat_begin(F_NRCPUS);
+	bput32(&feats, ncpu_avail);
+	bput32(&feats, ncpu_online);
+	feat_end();
+	feat_begin(F_CMDLINE);
+	bput32(&feats, targc);
+	for (i = 0; i < targc; i++)
+		bstr(&feats, targv[i]);
+	feat_end();
+	feat_begin(F_EVENT_DESC);
+	bput32(&feats, nev);
+	bput32(&feats, ATTR_SIZE);
+	for (i = 0; i < nev; i++) {
+		bput(&feats, &evs[i].attr, ATTR_SIZE);
+		bput32(&feats, nring);
+		bstr(&feats, evs[i].name);
+		for (j = 0; j < nring; j++)
+			bput64(&feats, evs[i].ids[j]);
+	}
+	feat_end();
+	ktext = kernel_text();
+}
+
+/* ---- records ---- */
+
+static void rec(u32 type, u16 misc, const void *body, size_t len,
+		const char *name)
+{
+	static const char zero[TRAILER + 8];
+	size_t nl = name ? ALIGN8(strlen(name) + 1) : 0;
+	struct rec_hdr h = { type, misc, sizeof(h) + len + nl + TRAILER };
+
+	out_put(&h, sizeof(h));
+	out_put(body, len);
+	if (name) {
+		size_t sl = strlen(name);
+
+		out_put(name, sl);
+		out_put(zero, nl - sl);
+	}
+	out_put(zero, TRAILER);
+}
+
+/* The kernel map: without it every kernel IP is [unknown]. It runs from
+ * _text to the top so module addresses fold into it too, and pgoff is
+ * _text's address, which lets perf relocate kallsyms across KASLR. */
+static void kernel_maps(void)
+{
+	static char b[1 << 15];
+	struct { u32 pid, tid; u64 start, len, pgoff; } m = { -1, 0, ktext, -ktext - 1, ktext };
+	long n = readfile("/proc/modules", b, sizeof(b) - 1);
+	char *p, *nl;
+
+	rec(REC_MMAP, MISC_KERNEL, &m, sizeof(m), "[kernel.kallsyms]_text");
+	if (n <= 0)
+		return;
+	b[n] = 0;
+	/* name size refcount deps state 0xaddr */
+	for (p = b; (nl = strchr(p, '\n')); p = nl + 1) {
+		char name[72], *f[6], *q = p;
+		int i;
+
+		*nl = 0;
+		for (i = 0; i < 6 && *q; i++) {
+			f[i] = q;
+			q += strcspn(q, " ");
+			if (*q)
+				*q++ = 0;
+		}
+		if (i < 6 || strlen(f[0]) > 64)
+			continue;
+		m.start = strtoull(f[5], 0, 16);
+		m.len = strtoull(f[1], 0, 10);
+		m.pgoff = 0;
+		if (!m.start)
+			continue;
+		name[0] = '[';
+		strcpy(name + 1, f[0]);
+		strcat(name, "]");
+		rec(REC_MMAP, MISC_KERNEL, &m, sizeof(m), name);
+	}
+}
+
+/* Which tasks a stream has described already: tid -> hash of its comm,
+ * and pid|1<<31 -> hash of its executable maps. A full table just
+ * means describing again, which perf takes fine. */
+#define SEEN 8192
+static u32 seen_key[SEEN], seen_val[SEEN];
+
+static int seen(u32 key, u32 val)
+{
+	u32 i = key * 2654435761U, n;
+
+	for (n = 0; n < SEEN; n++, i++) {
+		i &= SEEN - 1;
+		if (seen_key[i] == key + 1) {
+			if (seen_val[i] == val)
+				return 1;
+			seen_val[i] = val;
+			return 0;
+		}
+		if (!seen_key[i]) {
+			seen_key[i] = key + 1;
+			seen_val[i] = val;
+			return 0;
+		}
+	}
+	return 0;
+}
+
+static u32 hash(const char *s, size_t n, u32 h)
+{
+	while (n--)
+		h = (h ^ (u8)*s++) * 16777619;
+	return h;
+}
+
+static char *utoa(char *p, unsigned long v)
+{
+	char t[24];
+	int n = 0;
+
+	do
+		t[n++] = '0' + v % 10;
+	while (v /= 10);
+	while (n)
+		*p++ = t[--n];
+	*p = 0;
+	return p;
+}
+
+/* Call fn for every numeric entry of a /proc directory. */
+static void each_num(const char *dir, void (*fn)(unsigned long, void *), void *ctx)
+{
+	char b[4096];
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	long n, i;
+
+	if (fd < 0)
+		return;
+	while ((n = syscall(SYS_getdents64, fd, b, sizeof(b))) > 0) {
+		for (i = 0; i < n; i += *(u16 *)(b + i + 16)) {
+			char *name = b + i + 19, *e;
+			unsigned long v = strtoul(name, &e, 10);
+
+			if (*name >= '0' && *name <= '9' && !*e)
+				fn(v, ctx);
+		}
+	}
+	close(fd);
+}
+
+static int only_new;
+
+static void comm_one(unsigned long tid, void *ctx)
+{
+	char path[64], *p;
+	struct { u32 pid, tid; } c = { *(u32 *)ctx, tid };
+	char comm[32];
+	long n;
+
+	memcpy(path, "/proc/", 6);
+	p = utoa(path + 6, c.pid);
+	memcpy(p, "/task/", 6);
+	p = utoa(p + 6, tid);
+	strcpy(p, "/comm");
+	n = readfile(path, comm, sizeof(comm) - 1);
+	if (n <= 0)
+		return;
+	comm[n - (comm[n - 1] == '\n')] = 0;
+	if (only_new && seen(tid, hash(comm, n, 2166136261U)))
+		return;
+	rec(REC_COMM, 0, &c, sizeof(c), comm);
+}
+
+/* MMAP2 for each executable mapping that has a name. */
+static void maps_emit(u32 pid, char *b, int emit, u32 *h)
+{
+	char *p, *nl;
+
+	for (p = b; (nl = strchr(p, '\n')); p = nl + 1) {
+		struct {
+			u32 pid, tid;
+			u64 start, len, pgoff;
+			u32 maj, min;
+			u64 ino, gen;
+			u32 prot, flags;
+		} m = { .pid = pid, .tid = pid };
+		char *q, *path;
+
+		*nl = 0;
+		path = strchr(p, '/');
+		if (!path)
+			path = strstr(p, "[vdso]");
+		q = strchr(p, ' ');
+		if (!path || !q || q[3] != 'x')
+			goto next;
+		if (!emit) {
+			*h = hash(p, nl - p, *h);
+			goto next;
+		}
+		m.start = strtoull(p, &q, 16);
+		m.len = strtoull(q + 1, &q, 16) - m.start;
+		m.prot = (q[1] == 'r') | (q[2] == 'w') << 1 | 4;
+		m.flags = q[4] == 'p' ? 2 : 1;
+		m.pgoff = strtoull(q + 6, &q, 16);
+		m.maj = strtoul(q + 1, &q, 16);
+		m.min = strtoul(q + 1, &q, 16);
+		m.ino = strtoull(q + 1, &q, 10);
+		rec(REC_MMAP2, MISC_USER, &m, sizeof(m), path);
+next:
+		*nl = '\n';
+	}
+}
+
+static void proc_one(unsigned long pid, void *ctx)
+{
+	static char b[1 << 17];
+	char path[64], *p;
+	u32 h = 2166136261U, tgid = pid;
+	long n;
+
+	memcpy(path, "/proc/", 6);
+	p = utoa(path + 6, pid);
+	strcpy(p, "/task");
+	each_num(path, comm_one, &tgid);
+	strcpy(p, "/maps");
+	n = readfile(path, b, sizeof(b) - 1);
+	if (n <= 0)
+		return;
+	b[n] = 0;
+	maps_emit(pid, b, 0, &h);
+	if (!only_new || !seen(pid | 1U << 31, h))
+		maps_emit(pid, b, 1, &h);
+}
+
+/* Describe the kernel and every process from /proc. A stream describes
+ * only what it has not described yet. */
+void pd_sideband(int new_only)
+{
+	only_new = new_only;
+	if (!new_only)
+		kernel_maps();
+	each_num("/proc", proc_one, 0);
+}
+
+void pd_record(const struct rec_hdr *h)
+{
+	out_put(h, h->size);
+}
+
+/* ---- pipe mode ---- */
+
+void pd_stream_head(void)
+{
+	u64 h[2] = { MAGIC, 16 };
+	int i;
+
+	out_put(h, sizeof(h));
+	/* ATTRs first: perf attaches tracepoint formats only to events
+	 * that exist when the tracing data arrives. */
+	for (i = 0; i < nev; i++) {
+		struct rec_hdr r = { REC_HEADER_ATTR, 0, 8 + ATTR_SIZE + 8 * nring };
+
+		out_put(&r, 8);
+		out_put(&evs[i].attr, ATTR_SIZE);
+		out_put(evs[i].ids, 8 * nring);
+	}
+	for (i = 0; i < nfeat; i++) {
+		struct rec_hdr r = { REC_HEADER_FEATURE, 0, 16 + feat[i].len };
+		u64 id = feat[i].id;
+
+		if (16 + feat[i].len > 65535)
+			continue;	/* a huge EVENT_DESC; tracing data names them */
+		out_put(&r, 8);
+		out_put(&id, 8);
+		out_put(feats.p + feat[i].off, feat[i].len);
+	}
+	/* Exactly once per stream: perf's reader counts it in a static. */
+	if (tracing.n) {
+		struct rec_hdr r = { REC_HEADER_TRACING_DATA, 0, 16 };
+		u32 sz[2] = { tracing.n, 0 };
+
+		out_put(&r, 8);
+		out_put(sz, 8);
+		out_put(tracing.p, tracing.n);
+	}
+}
+
+/* A round ends each dump of a stream. perf flushes, at a round, what is
+ * older than the previous round; the second round makes it flush all of
+ * this dump before the next dump's side-band (time 0) arrives. */
+void pd_stream_round(void)
+{
+	struct rec_hdr r[2] = { { REC_FINISHED_ROUND, 0, 8 }, { REC_FINISHED_ROUND, 0, 8 } };
+
+	out_put(r, sizeof(r));
+}
+
+/* ---- file mode (tools/perf/Documentation/perf.data-file-format.txt) ---- */
+
+struct section {
+	u64 off, size;
+};
+
+static struct {
+	u64 magic, size, attr_size;
+	struct section attrs, data, types;
+	u64 features[4];
+} fh;
+
+void pd_file_head(void)
+{
+	u64 ids = sizeof(fh);
+	int i;
+
+	memset(&fh, 0, sizeof(fh));
+	out_put(&fh, sizeof(fh));
+	for (i = 0; i < nev; i++)
+		out_put(evs[i].ids, 8 * nring);
+	fh.attrs.off = out_pos;
+	for (i = 0; i < nev; i++) {
+		struct section s = { ids + 8 * nring * i, 8 * nring };
+
+		out_put(&evs[i].attr, ATTR_SIZE);
+		out_put(&s, sizeof(s));
+	}
+	fh.attrs.size = out_pos - fh.attrs.off;
+	fh.data.off = out_pos;
+}
+
+/* After the data: the feature sections, then the header, now that the
+ * offsets are known. Sections follow the feature bits in order. */
+int pd_file_end(int fd)
+{
+	struct section s[9];
+	int i, n = 0, err;
+
+	fh.data.size = out_pos - fh.data.off;
+	fh.magic = MAGIC;
+	fh.size = sizeof(fh);
+	fh.attr_size = ATTR_SIZE + sizeof(struct section);
+	if (tracing.n)
+		fh.features[0] |= 1ULL << F_TRACING;
+	for (i = 0; i < nfeat; i++)
+		fh.features[0] |= 1ULL << feat[i].id;
+	for (i = 0; i < 64; i++)
+		n += fh.features[0] >> i & 1;
+	memset(s, 0, sizeof(s));
+	out_put(s, n * sizeof(*s));
+	n = 0;
+	if (tracing.n) {
+		s[n].off = out_pos;
+		s[n++].size = tracing.n;
+		out_put(tracing.p, tracing.n);
+	}
+	for (i = 0; i < nfeat; i++) {
+		s[n].off = out_pos;
+		s[n++].size = feat[i].len;
+		out_put(feats.p + feat[i].off, feat[i].len);
+	}
+	err = out_end();
+	if (!err && (pwrite(fd, s, n * sizeof(*s), fh.data.off + fh.data.size) < 0 ||
+		     pwrite(fd, &fh, sizeof(fh), 0) < 0))
+		err = errno;
+	return err;
+}

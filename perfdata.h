@@ -1,0 +1,49 @@
+/* perfdata.h - what the perf.data writer needs from tracer.c, and gives. */
+#ifndef PERFDATA_H
+#define PERFDATA_H
+
+#include "ring.h"
+#include "config.h"
+
+struct event {
+	struct perf_attr attr;
+	char *name;		/* "sched:sched_switch", "cpu-clock" */
+	char *filter;		/* ftrace filter, or 0 */
+	u64 *ids;		/* kernel ids, one per ring */
+	int pos;		/* of its config token, for errors */
+};
+
+/* The recording, set up by tracer.c. */
+extern struct event *evs;
+extern int nev;
+extern struct ring *rings;
+extern int nring;
+extern char *tracefs;		/* mount point, or 0 */
+extern char **targv;
+extern int targc;
+
+/* Helpers shared by both files (tracer.c). */
+_Noreturn void die(int code, const char *fmt, ...);
+void msg(const char *fmt, ...);
+long readfile(const char *path, char *buf, long max);
+void *xmalloc(size_t n);
+void dir_each(const char *dir, void (*fn)(const char *, void *), void *ctx);
+
+/* The output: a buffered sink that remembers its first error. */
+void out_start(int fd);
+void out_put(const void *p, size_t n);
+int out_end(void);		/* flush; 0 or the first errno */
+extern u64 out_pos;
+
+/* perf.data. A stream is pipe mode: pd_stream_head() once, then per dump
+ * side-band and records. A file is file mode, one per dump. */
+void pd_tracing_build(void);
+void pd_features_build(int ncpu_avail, int ncpu_online);
+void pd_stream_head(void);
+void pd_file_head(void);
+void pd_sideband(int only_new);
+void pd_record(const struct rec_hdr *h);
+void pd_stream_round(void);
+int pd_file_end(int fd);
+
+#endif

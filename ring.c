@@ -1,0 +1,86 @@
+/* ring.c - open perf events, map their backward rings, pause and walk. */
+#include <string.h>
+#include <unistd.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include "ring.h"
+
+int ring_event_open(struct perf_attr *a, int cpu, int group)
+{
+	return syscall(SYS_perf_event_open, a, -1, cpu, group, 8 /* CLOEXEC */);
+}
+
+/* Map 1 + size/page pages read-only: that is what makes it overwritable. */
+int ring_map(struct ring *r, int fd, int cpu, unsigned long size)
+{
+	long pg = sysconf(_SC_PAGESIZE);
+	void *p = mmap(0, pg + size, PROT_READ, MAP_SHARED, fd, 0);
+
+	if (p == MAP_FAILED)
+		return -1;
+	r->base = p;
+	r->size = size;
+	r->fd = fd;
+	r->cpu = cpu;
+	r->prev = 0;
+	/* data_offset exists since 4.1; before, data starts at page 1 */
+	{
+		u64 off = *(volatile u64 *)(r->base + PG_DATA_OFFSET);
+		r->data = r->base + (off ? off : (u64)pg);
+	}
+	return 0;
+}
+
+/* Route another event of the same CPU into this ring. */
+int ring_attach(struct ring *r, int fd)
+{
+	return ioctl(fd, IOC_SET_OUTPUT, r->fd);
+}
+
+/* While paused the kernel drops new records and counts them; after resume
+ * it writes a LOST record first. Events stay enabled throughout. */
+void ring_pause(struct ring *r, int paused)
+{
+	ioctl(r->fd, IOC_PAUSE_OUTPUT, paused);
+}
+
+unsigned long ring_head(struct ring *r)
+{
+	const unsigned char *p = r->base + PG_DATA_HEAD;
+
+	/* A 32-bit CPU loads the low word only: that is all a 32-bit kernel
+	 * writes, and all the modulo arithmetic below needs. */
+	if (sizeof(long) == 4 && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__)
+		p += 4;
+	return __atomic_load_n((const unsigned long *)p, __ATOMIC_ACQUIRE);
+}
+
+/* Copy the records of [head, head+avail) out of a backward ring of `size`
+ * bytes, newest first, into dst. avail is how much was written since the
+ * last look (prev - head), capped at the ring size by us: when the ring
+ * has wrapped, the oldest record is partly overwritten and is dropped, as
+ * is anything past a zero header (never written). Returns bytes copied. */
+size_t ring_walk(const unsigned char *data, unsigned long size,
+		 unsigned long head, unsigned long avail, unsigned char *dst)
+{
+	unsigned long mask = size - 1, off = 0;
+	size_t n = 0;
+
+	if (avail > size)
+		avail = size;
+	while (off + sizeof(struct rec_hdr) <= avail) {
+		unsigned long at = (head + off) & mask;
+		const struct rec_hdr *h = (const void *)(data + at);
+		unsigned long len = h->size, first;
+
+		if (len < sizeof(*h) || (len & 7) || off + len > avail)
+			break;
+		first = size - at < len ? size - at : len;
+		memcpy(dst + n, data + at, first);
+		memcpy(dst + n + first, data, len - first);
+		n += len;
+		off += len;
+	}
+	return n;
+}

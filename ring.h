@@ -1,0 +1,138 @@
+/* ring.h - the perf ABI tracer uses, and its backward ring buffers.
+ *
+ * musl's compiler wrapper sees no kernel headers, so the few structs and
+ * constants of <linux/perf_event.h> that we need are declared here. Any
+ * musl cross toolchain builds tracer with nothing else.
+ *
+ * The ring contract with the kernel (kernel/events/ring_buffer.c):
+ *
+ * - Each CPU has one buffer, mapped PROT_READ from the first event's fd,
+ *   opened with attr.write_backward. PROT_READ makes it overwritable: the
+ *   kernel ignores data_tail and never stops writing.
+ * - A writer reserves with head -= size and writes [head, head+size). So
+ *   data_head starts at 0 and only decreases; the newest record sits at
+ *   head, older ones follow at higher addresses, and the oldest may have
+ *   been partly overwritten by the newest.
+ * - data_head is published by the kernel after the record is written; we
+ *   load it with acquire semantics, which pairs with the kernel's
+ *   smp_store_release. We also pause the ring first, so the window in
+ *   which a writer may still be finishing is the few instructions between
+ *   its paused check and its store.
+ * - The kernel's data_head is an unsigned long. On a 32-bit kernel the u64
+ *   in the user page holds a zero-extended 32-bit value that wraps at 2^32,
+ *   and a 32-bit CPU can't load a u64 in one go anyway. So all head
+ *   arithmetic is done in unsigned long, modulo 2^32 there: only the low
+ *   bits matter for offsets, and differences stay right while less than
+ *   4 GiB is written between two dumps.
+ * - Record headers never straddle the end of the buffer (the kernel pads
+ *   with 8-byte alignment and the size is a power of two), but a record
+ *   body may wrap.
+ */
+#ifndef RING_H
+#define RING_H
+
+#include <stdint.h>
+#include <stddef.h>
+
+typedef uint64_t u64;
+typedef uint32_t u32;
+typedef uint16_t u16;
+typedef uint8_t u8;
+
+/* struct perf_event_attr, PERF_ATTR_SIZE_VER7: the size host perf 6.1
+ * knows, so it is accepted both by the kernel and by perf's file reader. */
+#define ATTR_SIZE 128
+struct perf_attr {
+	u32 type, size;
+	u64 config;
+	u64 sample_period;	/* or sample_freq with ATTR_FREQ */
+	u64 sample_type;
+	u64 read_format;
+	u64 flags;		/* ATTR_* bits below */
+	u32 wakeup_events, bp_type;
+	u64 config1, config2;
+	u64 branch_sample_type;
+	u64 sample_regs_user;
+	u32 sample_stack_user;
+	int32_t clockid;
+	u64 sample_regs_intr;
+	u32 aux_watermark;
+	u16 sample_max_stack, reserved2;
+	u32 aux_sample_size, reserved3;
+	u64 sig_data;
+};
+
+/* perf_event_attr bitfield positions (little-endian bitfield layout of
+ * the kernel's struct; big-endian ABIs number the bits from the top). */
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+#define ATTR_BIT(n) (1ULL << (63 - (n)))
+#else
+#define ATTR_BIT(n) (1ULL << (n))
+#endif
+#define ATTR_DISABLED		ATTR_BIT(0)
+#define ATTR_FREQ		ATTR_BIT(10)
+#define ATTR_WATERMARK		ATTR_BIT(14)
+#define ATTR_SAMPLE_ID_ALL	ATTR_BIT(18)
+#define ATTR_EXCLUDE_GUEST	ATTR_BIT(20)
+#define ATTR_EXCL_CALLCHAIN_USER ATTR_BIT(22)
+#define ATTR_WRITE_BACKWARD	ATTR_BIT(27)
+
+enum { TYPE_HARDWARE, TYPE_SOFTWARE, TYPE_TRACEPOINT };
+
+#define S_IP		(1U << 0)
+#define S_TID		(1U << 1)
+#define S_TIME		(1U << 2)
+#define S_CPU		(1U << 7)
+#define S_PERIOD	(1U << 8)
+#define S_CALLCHAIN	(1U << 5)
+#define S_RAW		(1U << 10)
+#define S_IDENTIFIER	(1U << 16)
+
+/* Record types: kernel ones, then the ones only perf.data files carry. */
+enum {
+	REC_MMAP = 1, REC_LOST = 2, REC_COMM = 3, REC_EXIT = 4, REC_FORK = 7,
+	REC_SAMPLE = 9, REC_MMAP2 = 10,
+	REC_HEADER_ATTR = 64, REC_HEADER_TRACING_DATA = 66,
+	REC_HEADER_BUILD_ID = 67, REC_FINISHED_ROUND = 68,
+	REC_HEADER_FEATURE = 80,
+};
+#define MISC_KERNEL 1
+#define MISC_USER 2
+
+struct rec_hdr {
+	u32 type;
+	u16 misc, size;
+};
+
+/* ioctls: the generic _IOC encoding, shared by x86, arm, arm64, s390,
+ * riscv (not by powerpc, mips or sparc). */
+#define IOC(dir, nr, sz) (((unsigned long)(dir) << 30) | ((sz) << 16) | ('$' << 8) | (nr))
+#define IOC_ENABLE		IOC(0, 0, 0)
+#define IOC_DISABLE		IOC(0, 1, 0)
+#define IOC_SET_OUTPUT		IOC(0, 5, 0)
+#define IOC_SET_FILTER		IOC(1, 6, sizeof(char *))
+#define IOC_ID			IOC(2, 7, 8)
+#define IOC_PAUSE_OUTPUT	IOC(1, 9, 4)
+
+/* Offsets in the first (user) page of the mapping. */
+#define PG_DATA_HEAD 1024
+#define PG_DATA_OFFSET 1040
+
+struct ring {
+	unsigned char *base;	/* the user page, then data */
+	unsigned char *data;
+	unsigned long size;	/* data bytes: a power of two */
+	unsigned long prev;	/* head at the previous stream dump */
+	int fd;			/* the CPU's first event: owns the ring */
+	int cpu;
+};
+
+int ring_event_open(struct perf_attr *a, int cpu, int group);
+int ring_map(struct ring *r, int fd, int cpu, unsigned long size);
+int ring_attach(struct ring *r, int fd);
+void ring_pause(struct ring *r, int paused);
+unsigned long ring_head(struct ring *r);
+size_t ring_walk(const unsigned char *data, unsigned long size,
+		 unsigned long head, unsigned long avail, unsigned char *dst);
+
+#endif

@@ -1,0 +1,1001 @@
+/* tracer - a static flight recorder for embedded Linux.
+ *
+ * Opens system-wide perf events on every CPU into one backward,
+ * overwritable ring per CPU, then sleeps in one blocking call. SIGUSR2
+ * pauses the rings, copies them out, resumes them, and writes the copy as
+ * perf.data for host perf. SIGINT or SIGTERM dumps once more and exits.
+ *
+ * Exit codes: 0 ok, 1 runtime failure, 2 usage or config error.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/ioctl.h>
+#include <sys/mount.h>
+#include <sys/resource.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include "perfdata.h"
+
+#define DEFAULT_CONFIG "sched:sched_switch sched:sched_wakeup " \
+	"sched:sched_process_exec sched:sched_process_exit " \
+	"signal:signal_generate cpu-clock@49 buf=128k"
+#define DEFAULT_BUF (128 << 10)
+#define DEFAULT_HZ 99
+
+struct event *evs;
+int nev;
+struct ring *rings;
+int nring;
+char *tracefs;
+char **targv;
+int targc;
+
+/* ---- messages: one tiny formatter, no stdio ---- */
+
+static char *fmt_u(char *p, char *e, unsigned long long v)
+{
+	char t[24];
+	int n = 0;
+
+	do
+		t[n++] = '0' + v % 10;
+	while (v /= 10);
+	while (n && p < e)
+		*p++ = t[--n];
+	return p;
+}
+
+/* %s %c %d %u %L (unsigned long long); a trailing ':' appends strerror. */
+static void vmsg(const char *f, va_list ap)
+{
+	char b[512], *p = b, *e = b + sizeof(b) - 2;
+	int err = errno;
+	const char *s;
+
+	for (s = "tracer: "; *s; )
+		*p++ = *s++;
+	for (; *f && p < e; f++) {
+		if (*f != '%') {
+			*p++ = *f;
+			continue;
+		}
+		switch (*++f) {
+		case 's':
+			for (s = va_arg(ap, char *); *s && p < e; )
+				*p++ = *s++;
+			break;
+		case 'c':
+			*p++ = va_arg(ap, int);
+			break;
+		case 'd': {
+			int v = va_arg(ap, int);
+
+			if (v < 0)
+				*p++ = '-';
+			p = fmt_u(p, e, v < 0 ? -(long long)v : v);
+			break;
+		}
+		case 'u':
+			p = fmt_u(p, e, va_arg(ap, unsigned));
+			break;
+		case 'L':
+			p = fmt_u(p, e, va_arg(ap, unsigned long long));
+			break;
+		}
+	}
+	if (p > b && p[-1] == ':')
+		for (*p++ = ' ', s = strerror(err); *s && p < e; )
+			*p++ = *s++;
+	*p++ = '\n';
+	write(2, b, p - b);
+}
+
+void msg(const char *f, ...)
+{
+	va_list ap;
+
+	va_start(ap, f);
+	vmsg(f, ap);
+	va_end(ap);
+}
+
+_Noreturn void die(int code, const char *f, ...)
+{
+	va_list ap;
+
+	va_start(ap, f);
+	vmsg(f, ap);
+	va_end(ap);
+	_exit(code);
+}
+
+void *xmalloc(size_t n)
+{
+	void *p = calloc(1, n);
+
+	if (!p)
+		die(1, "out of memory");
+	return p;
+}
+
+/* Read a whole (proc, sys or tracefs) file: their st_size is 0. */
+long readfile(const char *path, char *buf, long max)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	long n = 0, r;
+
+	if (fd < 0)
+		return -1;
+	while (n < max && (r = read(fd, buf + n, max - n)) > 0)
+		n += r;
+	close(fd);
+	return n;
+}
+
+static u64 now_us(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec * 1000000ULL + t.tv_nsec / 1000;
+}
+
+/* ---- output sink ---- */
+
+static char obuf[1 << 16];
+static size_t on;
+static int ofd, oerr;
+u64 out_pos;
+
+static void out_flush(const char *p, size_t n)
+{
+	while (n && !oerr) {
+		ssize_t w = write(ofd, p, n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			oerr = w ? errno : EIO;
+		else
+			p += w, n -= w;
+	}
+}
+
+void out_start(int fd)
+{
+	ofd = fd;
+	on = oerr = 0;
+	out_pos = 0;
+}
+
+void out_put(const void *p, size_t n)
+{
+	out_pos += n;
+	if (on + n > sizeof(obuf)) {
+		out_flush(obuf, on);
+		on = 0;
+		if (n >= sizeof(obuf)) {
+			out_flush(p, n);
+			return;
+		}
+	}
+	memcpy(obuf + on, p, n);
+	on += n;
+}
+
+int out_end(void)
+{
+	out_flush(obuf, on);
+	on = 0;
+	return oerr;
+}
+
+/* ---- config ---- */
+
+static const char *cfg_text;	/* to turn a token back into a position */
+static unsigned long cfg_buf = DEFAULT_BUF;
+static char *cfg_cpus, *cfg_out;
+static int cfg_stack, cfg_default;
+
+static const struct { char name[24]; u8 type, config; } named[] = {
+	{ "cpu-clock", TYPE_SOFTWARE, 0 }, { "task-clock", TYPE_SOFTWARE, 1 },
+	{ "page-faults", TYPE_SOFTWARE, 2 }, { "faults", TYPE_SOFTWARE, 2 },
+	{ "context-switches", TYPE_SOFTWARE, 3 }, { "cs", TYPE_SOFTWARE, 3 },
+	{ "cpu-migrations", TYPE_SOFTWARE, 4 }, { "migrations", TYPE_SOFTWARE, 4 },
+	{ "minor-faults", TYPE_SOFTWARE, 5 }, { "major-faults", TYPE_SOFTWARE, 6 },
+	{ "alignment-faults", TYPE_SOFTWARE, 7 }, { "emulation-faults", TYPE_SOFTWARE, 8 },
+	{ "cycles", TYPE_HARDWARE, 0 }, { "instructions", TYPE_HARDWARE, 1 },
+	{ "cache-references", TYPE_HARDWARE, 2 }, { "cache-misses", TYPE_HARDWARE, 3 },
+	{ "branches", TYPE_HARDWARE, 4 }, { "branch-instructions", TYPE_HARDWARE, 4 },
+	{ "branch-misses", TYPE_HARDWARE, 5 }, { "bus-cycles", TYPE_HARDWARE, 6 },
+	{ "ref-cycles", TYPE_HARDWARE, 9 },
+};
+
+static void bad(const char *tok, const char *why)
+{
+	die(2, "config: '%s' at %d: %s", tok, (int)(tok - cfg_text) + 1, why);
+}
+
+/* Numbers with an optional k/m/g suffix; 0 on garbage. */
+static unsigned long long num(const char *s, int suffix)
+{
+	char *e;
+	unsigned long long v;
+
+	if (*s < '0' || *s > '9')
+		return 0;
+	v = strtoull(s, &e, 10);
+	if (suffix && *e && !e[1]) {
+		const char *u = strchr("kKmMgG", *e);
+
+		if (u) {
+			v <<= 10 * (1 + (u - "kKmMgG") / 2);
+			e++;
+		}
+	}
+	return *e ? 0 : v;
+}
+
+static struct event *ev_add(const char *name, int pos)
+{
+	struct event *e;
+
+	if (!(nev & 15)) {
+		evs = realloc(evs, (nev + 16) * sizeof(*evs));
+		if (!evs)
+			die(1, "out of memory");
+	}
+	e = memset(evs + nev++, 0, sizeof(*evs));
+	e->name = strdup(name);
+	e->attr.size = ATTR_SIZE;
+	e->attr.sample_type = S_IDENTIFIER | S_IP | S_TID | S_TIME | S_CPU | S_PERIOD;
+	e->attr.flags = ATTR_SAMPLE_ID_ALL | ATTR_WRITE_BACKWARD | ATTR_EXCLUDE_GUEST;
+	e->attr.sample_period = 1;
+	e->pos = pos;
+	return e;
+}
+
+/* Call fn(name, ctx) for each entry of a directory; no allocation. */
+void dir_each(const char *dir, void (*fn)(const char *, void *), void *ctx)
+{
+	char b[4096];
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	long n, i;
+
+	if (fd < 0)
+		return;
+	while ((n = syscall(SYS_getdents64, fd, b, sizeof(b))) > 0)
+		for (i = 0; i < n; i += *(u16 *)(b + i + 16))
+			if (b[i + 19] != '.')
+				fn(b + i + 19, ctx);
+	close(fd);
+}
+
+/* A tracepoint is a directory events/SYS/NAME with an id file. */
+static long tp_id(const char *sys, const char *name)
+{
+	char p[512], b[32];
+	long n;
+
+	if (strlen(sys) + strlen(name) + strlen(tracefs) > 400)
+		return -1;
+	strcpy(p, tracefs);
+	strcat(p, "/events/");
+	strcat(p, sys);
+	strcat(p, "/");
+	strcat(p, name);
+	strcat(p, "/id");
+	n = readfile(p, b, sizeof(b) - 1);
+	if (n <= 0)
+		return -1;
+	b[n] = 0;
+	return strtol(b, 0, 10);
+}
+
+struct tpglob {
+	const char *sys, *pat, *spat;
+	struct event proto;
+	int found;
+};
+
+static void tp_name(const char *name, void *ctx)
+{
+	struct tpglob *g = ctx;
+	char full[256];
+	long id;
+	struct event *e;
+
+	if (fnmatch(g->pat, name, 0) || strlen(g->sys) + strlen(name) > 200 ||
+	    (id = tp_id(g->sys, name)) < 0)
+		return;
+	strcpy(full, g->sys);
+	strcat(full, ":");
+	strcat(full, name);
+	e = ev_add(full, g->proto.pos);
+	e->attr.type = TYPE_TRACEPOINT;
+	e->attr.config = id;
+	e->attr.sample_type |= S_RAW;
+	e->filter = g->proto.filter;
+	g->found++;
+}
+
+static void tp_sys(const char *sys, void *ctx)
+{
+	struct tpglob *g = ctx;
+	char p[512];
+
+	if (fnmatch(g->spat, sys, 0) || strlen(sys) + strlen(tracefs) > 400)
+		return;
+	strcpy(p, tracefs);
+	strcat(p, "/events/");
+	strcat(p, sys);
+	g->sys = sys;
+	dir_each(p, tp_name, g);
+}
+
+/* One event token: NAME[/FILTER/][@HZ|%PERIOD] */
+static void cfg_event(char *tok)
+{
+	char *f = 0, *m, *c, mode;
+	int pos = tok - cfg_text;
+	unsigned long long v = 0;
+	struct event *e;
+	int i;
+
+	m = tok + strcspn(tok, "/@%");
+	if (*m == '/') {
+		f = m + 1;
+		m = strrchr(f, '/');
+		if (m == f - 1 || !m)
+			bad(tok, "filter has no closing '/'");
+		*m++ = 0;
+		if (*m && *m != '@' && *m != '%')
+			bad(tok, "junk after the filter");
+		f[-1] = 0;
+	}
+	mode = *m;
+	if (mode) {
+		v = num(m + 1, 0);
+		if (!v)
+			bad(tok, "@HZ and %PERIOD take a positive number");
+		*m = 0;
+	}
+	c = strchr(tok, ':');
+	if (c) {
+		struct tpglob g = { 0 };
+
+		if (!CFG_TRACEPOINTS)
+			bad(tok, "tracepoints are not built in (CONFIG_TRACEPOINTS)");
+		if (mode)
+			bad(tok, "tracepoints record every hit; @ and % are for other events");
+		if (!tracefs) {
+			if (cfg_default)
+				return;
+			bad(tok, "no tracefs on this system");
+		}
+		*c = 0;
+		g.spat = tok;
+		g.pat = c + 1;
+		g.proto.pos = pos;
+		g.proto.filter = f;
+		{
+			char p[512];
+
+			strcpy(p, tracefs);
+			strcat(p, "/events");
+			dir_each(p, tp_sys, &g);
+		}
+		*c = ':';
+		if (!g.found) {
+			if (cfg_default) {
+				msg("%s: not in this kernel, left out", tok);
+				return;
+			}
+			bad(tok, "unknown tracepoint; see tracer -l");
+		}
+		return;
+	}
+	if (f)
+		bad(tok, "only tracepoints take a /filter/");
+	for (i = 0; i < (int)(sizeof(named) / sizeof(*named)); i++)
+		if (!strcmp(named[i].name, tok))
+			break;
+	if (i == sizeof(named) / sizeof(*named))
+		bad(tok, "unknown event; see tracer -l");
+	e = ev_add(tok, pos);
+	e->attr.type = named[i].type;
+	e->attr.config = named[i].config;
+	/* Clocks and cycles default to a low rate, counted events to each. */
+	if (!mode && (e->attr.type == TYPE_HARDWARE || e->attr.config < 2))
+		mode = '@', v = DEFAULT_HZ;
+	if (mode == '@')
+		e->attr.flags |= ATTR_FREQ;
+	if (mode)
+		e->attr.sample_period = v;
+}
+
+static void cfg_parse(char *s)
+{
+	char *p = s;
+
+	cfg_text = s;
+	while (*p) {
+		char *tok, *eq;
+		int inf = 0;
+
+		p += strspn(p, " \t\r\n;");
+		if (!*p)
+			break;
+		tok = p;
+		for (; *p; p++) {
+			if (*p == '/')
+				inf = !inf;
+			else if (!inf && strchr(" \t\r\n;", *p))
+				break;
+		}
+		if (*p)
+			*p++ = 0;
+		eq = strchr(tok, '=');
+		if (!strcmp(tok, "stack")) {
+			if (!CFG_CALLCHAIN)
+				bad(tok, "callchains are not built in (CONFIG_CALLCHAIN)");
+			cfg_stack = 1;
+		} else if (eq && eq < tok + strcspn(tok, ":/")) {
+			*eq = 0;
+			if (!strcmp(tok, "buf")) {
+				long pg = sysconf(_SC_PAGESIZE);
+				unsigned long long v = num(eq + 1, 1), n = 1;
+
+				*eq = '=';
+				if (!v || v > 1ULL << 30)
+					bad(tok, "bad size: use a number with k or m, up to 1g");
+				while (n * pg < v)
+					n <<= 1;
+				cfg_buf = n * pg;
+			} else if (!strcmp(tok, "cpus")) {
+				*eq = '=';
+				cfg_cpus = eq + 1;
+			} else if (!strcmp(tok, "out")) {
+				*eq = '=';
+				if (!eq[1])
+					bad(tok, "out= needs a path");
+				cfg_out = eq + 1;
+			} else {
+				*eq = '=';
+				bad(tok, "unknown key (buf=, cpus=, out=)");
+			}
+		} else {
+			cfg_event(tok);
+		}
+	}
+}
+
+/* "0,2-3" into a bitmap of 1024 CPUs; -1 if it does not parse. */
+static int cpulist(const char *s, u64 *set)
+{
+	memset(set, 0, 128);
+	while (*s && *s != '\n') {
+		char *e;
+		unsigned long a = strtoul(s, &e, 10), b = a;
+
+		if (e == s)
+			return -1;
+		if (*e == '-') {
+			s = e + 1;
+			b = strtoul(s, &e, 10);
+			if (e == s)
+				return -1;
+		}
+		if (a > b || b >= 1024)
+			return -1;
+		for (; a <= b; a++)
+			set[a / 64] |= 1ULL << a % 64;
+		if (*e == ',')
+			e++;
+		else if (*e && *e != '\n')
+			return -1;
+		s = e;
+	}
+	return 0;
+}
+
+static int sysfs_cpus(const char *path, u64 *set)
+{
+	char b[512];
+	long n = readfile(path, b, sizeof(b) - 1);
+
+	if (n <= 0)
+		return -1;
+	b[n] = 0;
+	return cpulist(b, set);
+}
+
+/* ---- tracefs ---- */
+
+static char *tracefs_find(void)
+{
+	static char *const dir[] = { "/sys/kernel/tracing", "/sys/kernel/debug/tracing" };
+	char p[64];
+	int i, try;
+
+	if (!CFG_TRACEPOINTS)
+		return 0;
+	for (try = 0; try < 3; try++) {
+		for (i = 0; i < 2; i++) {
+			strcpy(p, dir[i]);
+			strcat(p, "/events/header_page");
+			if (!access(p, R_OK))
+				return dir[i];
+		}
+		/* Mounting writes nothing to disk, so a read-only root is fine. */
+		if (try == 0)
+			mount("nodev", dir[0], "tracefs", 0, 0);
+		else if (try == 1)
+			mount("nodev", "/sys/kernel/debug", "debugfs", 0, 0);
+	}
+	return 0;
+}
+
+/* ---- listing ---- */
+
+struct names {
+	char *b;
+	size_t n, cap;
+	const char *sys;
+};
+
+static void list_add(struct names *l, const char *s)
+{
+	size_t n = strlen(s) + 1;
+
+	if (l->n + n > l->cap) {
+		l->cap = (l->n + n) * 2;
+		l->b = realloc(l->b, l->cap);
+		if (!l->b)
+			die(1, "out of memory");
+	}
+	memcpy(l->b + l->n, s, n);
+	l->n += n;
+}
+
+static void list_tp(const char *name, void *ctx)
+{
+	struct names *l = ctx;
+	char full[256];
+
+	if (strlen(l->sys) + strlen(name) > 200 || tp_id(l->sys, name) < 0)
+		return;
+	strcpy(full, l->sys);
+	strcat(full, ":");
+	strcat(full, name);
+	list_add(l, full);
+}
+
+static void list_sys(const char *sys, void *ctx)
+{
+	struct names *l = ctx;
+	char p[512];
+
+	if (strlen(sys) + strlen(tracefs) > 400)
+		return;
+	strcpy(p, tracefs);
+	strcat(p, "/events/");
+	strcat(p, sys);
+	l->sys = sys;
+	dir_each(p, list_tp, l);
+}
+
+static int cmpstr(const void *a, const void *b)
+{
+	return strcmp(*(char **)a, *(char **)b);
+}
+
+static void list(void)
+{
+	struct names l = { 0 };
+	char p[512], **v;
+	size_t i, n = 0;
+	int pmu = !access("/sys/bus/event_source/devices/cpu", F_OK) ||
+		  !access("/sys/bus/event_source/devices/armv8_pmuv3", F_OK);
+
+	for (i = 0; i < sizeof(named) / sizeof(*named); i++) {
+		if (named[i].type == TYPE_HARDWARE && !pmu)
+			continue;
+		write(1, named[i].name, strlen(named[i].name));
+		write(1, named[i].type == TYPE_HARDWARE ? "\t[hardware]\n" : "\t[software]\n", 12);
+	}
+	if (!pmu)
+		msg("no hardware PMU found: hardware events left out");
+	if (!(tracefs = tracefs_find()))
+		die(1, "no tracefs: only software events");
+	strcpy(p, tracefs);
+	strcat(p, "/events");
+	dir_each(p, list_sys, &l);
+	for (i = 0; i < l.n; i += strlen(l.b + i) + 1)
+		n++;
+	v = xmalloc(n * sizeof(*v) + 1);
+	for (i = 0, n = 0; i < l.n; i += strlen(l.b + i) + 1)
+		v[n++] = l.b + i;
+	qsort(v, n, sizeof(*v), cmpstr);
+	out_start(1);
+	for (i = 0; i < n; i++) {
+		out_put(v[i], strlen(v[i]));
+		out_put("\t[tracepoint]\n", 14);
+	}
+	out_end();
+}
+
+/* ---- opening ---- */
+
+static void open_fail(struct event *e, int cpu)
+{
+	int err = errno;
+	char b[16];
+	long n;
+
+	if (err == EACCES || err == EPERM) {
+		n = readfile("/proc/sys/kernel/perf_event_paranoid", b, sizeof(b) - 1);
+		b[n > 0 ? n - 1 : 0] = 0;
+		die(1, "%s: needs root or CAP_PERFMON (perf_event_paranoid=%s)", e->name, b);
+	}
+	if (e->attr.type == TYPE_HARDWARE && (err == ENOENT || err == EOPNOTSUPP))
+		die(1, "%s: no hardware PMU here; use cpu-clock", e->name);
+	if (err == EINVAL) {
+		struct perf_attr a = e->attr;
+		int fd;
+
+		a.flags &= ~ATTR_WRITE_BACKWARD;
+		if ((fd = ring_event_open(&a, cpu, -1)) >= 0)
+			die(1, "this kernel has no backward ring buffers (needs Linux 4.7 or later)");
+	}
+	errno = err;
+	die(1, "%s on cpu %d: perf_event_open:", e->name, cpu);
+}
+
+static void open_all(void)
+{
+	u64 want[16], online[16];
+	int cpu, i;
+
+	if (sysfs_cpus("/sys/devices/system/cpu/online", online))
+		die(1, "can't read /sys/devices/system/cpu/online");
+	if (cfg_cpus) {
+		if (cpulist(cfg_cpus, want))
+			bad(cfg_cpus - 5, "bad CPU list: use 0,2-3");
+		for (cpu = 0; cpu < 1024; cpu++)
+			if ((want[cpu / 64] >> cpu % 64 & 1) && !(online[cpu / 64] >> cpu % 64 & 1))
+				bad(cfg_cpus - 5, "that CPU is not online");
+	} else {
+		memcpy(want, online, sizeof(want));
+	}
+	for (cpu = 0; cpu < 1024; cpu++)
+		nring += want[cpu / 64] >> cpu % 64 & 1;
+	rings = xmalloc(nring * sizeof(*rings));
+	for (i = 0; i < nev; i++)
+		evs[i].ids = xmalloc(nring * sizeof(u64));
+	nring = 0;
+	for (cpu = 0; cpu < 1024; cpu++) {
+		struct ring *r = rings + nring;
+
+		if (!(want[cpu / 64] >> cpu % 64 & 1))
+			continue;
+		for (i = 0; i < nev; i++) {
+			struct event *e = evs + i;
+			int fd = ring_event_open(&e->attr, cpu, -1);
+
+			if (fd < 0)
+				open_fail(e, cpu);
+			if (i == 0 && ring_map(r, fd, cpu, cfg_buf))
+				die(1, "mmap of a %L byte ring on cpu %d:", (u64)cfg_buf, cpu);
+			if (i && ring_attach(r, fd))
+				die(1, "%s on cpu %d: SET_OUTPUT:", e->name, cpu);
+			if (e->filter && ioctl(fd, IOC_SET_FILTER, e->filter))
+				die(2, "config: '%s' at %d: the kernel rejects filter '%s'",
+				    e->name, e->pos + 1, e->filter);
+			if (ioctl(fd, IOC_ID, &e->ids[nring]))
+				die(1, "%s: PERF_EVENT_IOC_ID:", e->name);
+		}
+		nring++;
+	}
+}
+
+/* ---- dumping ---- */
+
+struct ix {
+	u64 t;
+	u32 off, seq;
+};
+
+static unsigned char *cp;	/* copies of all rings, made while paused */
+static struct ix *ix;
+static size_t ixmax;
+static int stream_started, dumps, file_seq;
+
+static int ix_cmp(const void *a, const void *b)
+{
+	const struct ix *x = a, *y = b;
+
+	if (x->t != y->t)
+		return x->t < y->t ? -1 : 1;
+	return x->seq < y->seq ? -1 : 1;
+}
+
+/* The sort key: a sample's TIME is its 4th u64 (after IDENTIFIER, IP,
+ * TID); any other record carries it in the trailer, 24 bytes from the
+ * end (TID TIME CPU IDENTIFIER). */
+static u64 rec_time(const struct rec_hdr *h)
+{
+	const unsigned char *p = (const void *)h;
+
+	if (h->type == REC_SAMPLE)
+		return *(const u64 *)(p + 8 + 24);
+	return h->size >= 8 + 24 ? *(const u64 *)(p + h->size - 24) : 0;
+}
+
+/* Index one ring's copy, oldest first, so equal times keep their order. */
+static size_t index_ring(size_t at, size_t len, size_t k)
+{
+	size_t off, n = 0, i;
+
+	for (off = 0; off < len; off += ((struct rec_hdr *)(cp + at + off))->size)
+		n++;
+	if (k + n > ixmax)
+		n = ixmax - k;
+	i = k + n;
+	for (off = 0; i > k; off += ((struct rec_hdr *)(cp + at + off))->size) {
+		i--;
+		ix[i].off = at + off;
+		ix[i].t = rec_time((void *)(cp + at + off));
+		ix[i].seq = i;
+	}
+	return k + n;
+}
+
+static int open_dump_file(char *name)
+{
+	for (;;) {
+		int fd;
+		char *p;
+
+		strcpy(name, cfg_out);
+		if (file_seq) {
+			p = name + strlen(name);
+			*p++ = '.';
+			*fmt_u(p, p + 20, file_seq) = 0;
+		}
+		fd = open(name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+		if (fd >= 0 || errno != EEXIST)
+			return fd;
+		file_seq++;
+	}
+}
+
+static void dump(void)
+{
+	u64 t0 = now_us(), t1, t2;
+	size_t tot = 0, nrec = 0, at[nring + 1], i;
+	char name[4096];
+	int fd = 1, err;
+
+	/* The blind window: from the first pause to the last resume. */
+	for (i = 0; i < (size_t)nring; i++)
+		ring_pause(rings + i, 1);
+	for (i = 0; i < (size_t)nring; i++) {
+		struct ring *r = rings + i;
+		unsigned long head = ring_head(r);
+
+		at[i] = tot;
+		tot += ring_walk(r->data, r->size, head, (cfg_out ? 0 : r->prev) - head, cp + tot);
+		if (!cfg_out)
+			r->prev = head;
+	}
+	for (i = 0; i < (size_t)nring; i++)
+		ring_pause(rings + i, 0);
+	t1 = now_us();
+	at[nring] = tot;
+	for (i = 0; i < (size_t)nring; i++)
+		nrec = index_ring(at[i], at[i + 1] - at[i], nrec);
+	qsort(ix, nrec, sizeof(*ix), ix_cmp);
+
+	dumps++;
+	if (cfg_out) {
+		if ((fd = open_dump_file(name)) < 0) {
+			msg("dump %d: %s:", dumps, name);
+			return;
+		}
+		file_seq++;
+		out_start(fd);
+		pd_file_head();
+		pd_sideband(0);
+	} else {
+		strcpy(name, "stdout");
+		out_start(1);
+		if (!stream_started)
+			pd_stream_head();
+		pd_sideband(stream_started);
+	}
+	for (i = 0; i < nrec; i++)
+		pd_record((void *)(cp + ix[i].off));
+	if (cfg_out) {
+		err = pd_file_end(fd);
+		close(fd);
+		if (err)
+			unlink(name);
+	} else {
+		pd_stream_round();
+		err = out_end();
+		if (!err)
+			stream_started = 1;
+	}
+	t2 = now_us();
+	if (err) {
+		errno = err;
+		msg("dump %d: writing %s failed, recording goes on:", dumps, name);
+		return;
+	}
+	msg("dump %d: %L bytes, %L records, %d CPUs, paused %L us, wrote in %L us, to %s",
+	    dumps, out_pos, (u64)nrec, nring, t1 - t0, t2 - t1, name);
+}
+
+/* ---- main ---- */
+
+static _Noreturn void usage(int code)
+{
+	static const char full[] =
+"usage: tracer [-o FILE] [-f CONFIG_FILE] ['CONFIG']\n"
+"       tracer -l | -h\n"
+"Record system-wide perf events into one overwriting ring per CPU and\n"
+"sleep. SIGUSR2 dumps the rings as perf.data; SIGINT or SIGTERM dumps\n"
+"and exits. Analyze with: perf script -i DUMP, perf report -i DUMP.\n"
+"\n"
+"  -o FILE  each dump is a new perf.data file: FILE, FILE.1, FILE.2, ...\n"
+"           (never overwritten). Default: one pipe-mode stream on stdout.\n"
+"  -f FILE  read CONFIG from FILE\n"
+"  -l       list the events this kernel offers\n"
+"\n"
+"CONFIG items, separated by spaces, newlines or ';':\n"
+"  SYS:NAME[/FILTER/]  tracepoint; NAME may be a glob (sched:*); FILTER in\n"
+"                      ftrace syntax: signal:signal_generate/sig==11/\n"
+"  EVENT[@HZ|%N]       software or hardware event (cpu-clock, page-faults,\n"
+"                      cycles, ...), sampled HZ times a second, or once\n"
+"                      every N events: cpu-clock@99 page-faults%100.\n"
+"                      Clocks and hardware default to @99, others to %1.\n"
+"  buf=SIZE            per-CPU ring size, k/m suffix (default 128k)\n"
+"  cpus=LIST           CPUs to record, like 0,2-3 (default: all online)\n"
+"  stack               record kernel callchains\n"
+"  out=PATH            the same as -o PATH\n"
+"\n"
+"Default CONFIG: " DEFAULT_CONFIG "\n"
+"Exit: 0 ok, 1 runtime failure, 2 usage or config error.\n";
+
+	if (CFG_LONG_HELP)
+		write(code ? 2 : 1, full, sizeof(full) - 1);
+	else
+		write(code ? 2 : 1, full, strstr(full, "Record") - full);
+	_exit(code);
+}
+
+int main(int argc, char **argv)
+{
+	static char cfgfile[1 << 16];
+	char *config = 0;
+	sigset_t set;
+	struct rlimit rl;
+	u64 possible[16];
+	int i, c, sfd, ncpu = 0;
+
+	targc = argc;
+	targv = argv;
+	while ((c = getopt(argc, argv, "ho:f:l")) != -1) {
+		switch (c) {
+		case 'o':
+			cfg_out = optarg;
+			break;
+		case 'f': {
+			long n = readfile(optarg, cfgfile, sizeof(cfgfile) - 1);
+
+			if (n < 0)
+				die(2, "-f %s:", optarg);
+			cfgfile[n] = 0;
+			config = cfgfile;
+			break;
+		}
+		case 'l':
+			if (!CFG_LIST)
+				die(2, "-l is not built in (CONFIG_LIST)");
+			list();
+			return 0;
+		case 'h':
+			usage(0);
+		default:
+			usage(2);
+		}
+	}
+	if (optind < argc) {
+		if (config || optind + 1 < argc)
+			usage(2);
+		config = argv[optind];
+	}
+	if (!config) {
+		static char def[] = DEFAULT_CONFIG;
+
+		config = def;
+		cfg_default = 1;
+	}
+	tracefs = tracefs_find();
+	if (!tracefs && cfg_default)
+		msg("no tracefs: recording software events only");
+	{
+		char *o = cfg_out;
+
+		cfg_parse(config);
+		if (o)
+			cfg_out = o;	/* -o wins over out= */
+	}
+	if (!nev)
+		die(2, "config: no events");
+	if (cfg_out && strlen(cfg_out) > 4000)
+		die(2, "%s: path too long", cfg_out);
+	if (!cfg_out && isatty(1))
+		die(2, "stdout is a terminal: give -o FILE, or pipe it: tracer | perf script -i -");
+	for (i = 0; i < nev; i++) {
+		if (cfg_stack) {
+			evs[i].attr.sample_type |= S_CALLCHAIN;
+			evs[i].attr.flags |= ATTR_EXCL_CALLCHAIN_USER;
+		}
+	}
+	/* Many events times many CPUs is many fds. */
+	if (!getrlimit(RLIMIT_NOFILE, &rl)) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+	open_all();
+	if (!sysfs_cpus("/sys/devices/system/cpu/possible", possible))
+		for (i = 0; i < 1024; i++)
+			if (possible[i / 64] >> i % 64 & 1)
+				ncpu = i + 1;
+	pd_tracing_build();
+	pd_features_build(ncpu, nring);
+	/* Everything a dump needs is allocated now, not in the dump. */
+	cp = xmalloc(nring * cfg_buf);
+	ixmax = nring * cfg_buf / 48 + nring;
+	ix = xmalloc(ixmax * sizeof(*ix));
+
+	/* Signals arrive in one place: the signalfd, read in the loop. */
+	signal(SIGPIPE, SIG_IGN);
+	sigemptyset(&set);
+	sigaddset(&set, SIGUSR2);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigprocmask(SIG_BLOCK, &set, 0);
+	sfd = signalfd(-1, &set, SFD_CLOEXEC);
+	if (sfd < 0)
+		die(1, "signalfd:");
+	msg("recording %d events on %d CPUs, %L KiB per CPU; SIGUSR2 dumps, SIGINT dumps and exits",
+	    nev, nring, (u64)cfg_buf >> 10);
+	for (;;) {
+		struct signalfd_siginfo si;
+		struct pollfd p = { sfd, POLLIN, 0 };
+
+		if (poll(&p, 1, -1) < 0 || read(sfd, &si, sizeof(si)) != sizeof(si))
+			continue;
+		if (si.ssi_signo == SIGUSR2) {
+			dump();
+			continue;
+		}
+		/* Final dump; a second SIGINT/SIGTERM kills us at once. */
+		sigdelset(&set, SIGUSR2);
+		sigprocmask(SIG_UNBLOCK, &set, 0);
+		dump();
+		return 0;
+	}
+}
