@@ -201,9 +201,11 @@ int out_end(void)
 
 /* ---- config ---- */
 
-static const char *cfg_text;	/* to turn a token back into a position */
+static const char *cfg_text;	/* being parsed: tokens get cut up */
+static char *cfg_orig;		/* a copy to quote tokens from */
 static unsigned long cfg_buf = DEFAULT_BUF;
-static char *cfg_cpus, *cfg_out;
+static char *cfg_out;
+static u64 cfg_cpus[16];		/* bitmap; empty: all online */
 static int cfg_stack, cfg_default;
 
 static const struct { char name[24]; u8 type, config; } named[] = {
@@ -220,9 +222,32 @@ static const struct { char name[24]; u8 type, config; } named[] = {
 	{ "ref-cycles", TYPE_HARDWARE, 9 },
 };
 
-static void bad(const char *tok, const char *why)
+/* A token ends at a separator outside of a /filter/. */
+static size_t tok_len(const char *s)
 {
-	die(2, "config: '%s' at %d: %s", tok, (int)(tok - cfg_text) + 1, why);
+	size_t n;
+	int inf = 0;
+
+	for (n = 0; s[n]; n++) {
+		if (s[n] == '/')
+			inf = !inf;
+		else if (!inf && strchr(" \t\r\n;", s[n]))
+			break;
+	}
+	return n;
+}
+
+static _Noreturn void bad(const char *tok, const char *why)
+{
+	int pos = tok - cfg_text;
+	char t[128];
+	size_t n = tok_len(cfg_orig + pos);
+
+	if (n > sizeof(t) - 1)
+		n = sizeof(t) - 1;
+	memcpy(t, cfg_orig + pos, n);
+	t[n] = 0;
+	die(2, "config: '%s' at %d: %s", t, pos + 1, why);
 }
 
 /* Numbers with an optional k/m/g suffix; 0 on garbage. */
@@ -258,7 +283,9 @@ static struct event *ev_add(const char *name, int pos)
 	e->name = strdup(name);
 	e->attr.size = ATTR_SIZE;
 	e->attr.sample_type = S_IDENTIFIER | S_IP | S_TID | S_TIME | S_CPU | S_PERIOD;
-	e->attr.flags = ATTR_SAMPLE_ID_ALL | ATTR_WRITE_BACKWARD | ATTR_EXCLUDE_GUEST;
+	/* Disabled until its filter is set, so nothing unfiltered slips in. */
+	e->attr.flags = ATTR_DISABLED | ATTR_SAMPLE_ID_ALL | ATTR_WRITE_BACKWARD |
+			ATTR_EXCLUDE_GUEST;
 	e->attr.sample_period = 1;
 	e->pos = pos;
 	return e;
@@ -423,65 +450,11 @@ static void cfg_event(char *tok)
 		e->attr.sample_period = v;
 }
 
-static void cfg_parse(char *s)
-{
-	char *p = s;
-
-	cfg_text = s;
-	while (*p) {
-		char *tok, *eq;
-		int inf = 0;
-
-		p += strspn(p, " \t\r\n;");
-		if (!*p)
-			break;
-		tok = p;
-		for (; *p; p++) {
-			if (*p == '/')
-				inf = !inf;
-			else if (!inf && strchr(" \t\r\n;", *p))
-				break;
-		}
-		if (*p)
-			*p++ = 0;
-		eq = strchr(tok, '=');
-		if (!strcmp(tok, "stack")) {
-			if (!CFG_CALLCHAIN)
-				bad(tok, "callchains are not built in (CONFIG_CALLCHAIN)");
-			cfg_stack = 1;
-		} else if (eq && eq < tok + strcspn(tok, ":/")) {
-			*eq = 0;
-			if (!strcmp(tok, "buf")) {
-				long pg = sysconf(_SC_PAGESIZE);
-				unsigned long long v = num(eq + 1, 1), n = 1;
-
-				*eq = '=';
-				if (!v || v > 1ULL << 30)
-					bad(tok, "bad size: use a number with k or m, up to 1g");
-				while (n * pg < v)
-					n <<= 1;
-				cfg_buf = n * pg;
-			} else if (!strcmp(tok, "cpus")) {
-				*eq = '=';
-				cfg_cpus = eq + 1;
-			} else if (!strcmp(tok, "out")) {
-				*eq = '=';
-				if (!eq[1])
-					bad(tok, "out= needs a path");
-				cfg_out = eq + 1;
-			} else {
-				*eq = '=';
-				bad(tok, "unknown key (buf=, cpus=, out=)");
-			}
-		} else {
-			cfg_event(tok);
-		}
-	}
-}
-
 /* "0,2-3" into a bitmap of 1024 CPUs; -1 if it does not parse. */
 static int cpulist(const char *s, u64 *set)
 {
+	int n;
+
 	memset(set, 0, 128);
 	while (*s && *s != '\n') {
 		char *e;
@@ -505,7 +478,10 @@ static int cpulist(const char *s, u64 *set)
 			return -1;
 		s = e;
 	}
-	return 0;
+	for (n = 0; n < 16; n++)
+		if (set[n])
+			return 0;
+	return -1;	/* empty */
 }
 
 static int sysfs_cpus(const char *path, u64 *set)
@@ -517,6 +493,66 @@ static int sysfs_cpus(const char *path, u64 *set)
 		return -1;
 	b[n] = 0;
 	return cpulist(b, set);
+}
+
+static void cfg_parse(char *s)
+{
+	char *p = s;
+
+	cfg_text = s;
+	cfg_orig = strdup(s);
+	while (*p) {
+		char *tok, *eq;
+
+		p += strspn(p, " \t\r\n;");
+		if (!*p)
+			break;
+		tok = p;
+		p += tok_len(p);
+		if (*p)
+			*p++ = 0;
+		eq = strchr(tok, '=');
+		if (!strcmp(tok, "stack")) {
+			if (!CFG_CALLCHAIN)
+				bad(tok, "callchains are not built in (CONFIG_CALLCHAIN)");
+			cfg_stack = 1;
+		} else if (eq && eq < tok + strcspn(tok, ":/")) {
+			*eq = 0;
+			if (!strcmp(tok, "buf")) {
+				long pg = sysconf(_SC_PAGESIZE);
+				unsigned long long v = num(eq + 1, 1), n = 1;
+
+				*eq = '=';
+				if (!v || v > 1ULL << 30)
+					bad(tok, "bad size: use a number with k or m, up to 1g");
+				while (n * pg < v)
+					n <<= 1;
+				cfg_buf = n * pg;
+			} else if (!strcmp(tok, "cpus")) {
+				u64 online[16];
+				int i;
+
+				*eq = '=';
+				if (cpulist(eq + 1, cfg_cpus))
+					bad(tok, "bad CPU list: use 0,2-3");
+				if (sysfs_cpus("/sys/devices/system/cpu/online", online))
+					die(1, "can't read /sys/devices/system/cpu/online");
+				for (i = 0; i < 16; i++)
+					if (cfg_cpus[i] & ~online[i])
+						bad(tok, "not all of these CPUs are online");
+			} else if (!strcmp(tok, "out")) {
+				*eq = '=';
+				if (!eq[1])
+					bad(tok, "out= needs a path");
+				cfg_out = eq + 1;
+			} else {
+				*eq = '=';
+				bad(tok, "unknown key (buf=, cpus=, out=)");
+			}
+		} else {
+			cfg_event(tok);
+		}
+	}
 }
 
 /* ---- tracefs ---- */
@@ -664,19 +700,14 @@ static void open_fail(struct event *e, int cpu)
 static void open_all(void)
 {
 	u64 want[16], online[16];
-	int cpu, i;
+	int cpu, i, cfg_given = 0;
 
+	for (i = 0; i < 16; i++)
+		cfg_given |= !!cfg_cpus[i];
 	if (sysfs_cpus("/sys/devices/system/cpu/online", online))
 		die(1, "can't read /sys/devices/system/cpu/online");
-	if (cfg_cpus) {
-		if (cpulist(cfg_cpus, want))
-			bad(cfg_cpus - 5, "bad CPU list: use 0,2-3");
-		for (cpu = 0; cpu < 1024; cpu++)
-			if ((want[cpu / 64] >> cpu % 64 & 1) && !(online[cpu / 64] >> cpu % 64 & 1))
-				bad(cfg_cpus - 5, "that CPU is not online");
-	} else {
-		memcpy(want, online, sizeof(want));
-	}
+	for (i = 0; i < 16; i++)
+		want[i] = online[i] & (cfg_given ? cfg_cpus[i] : ~0ULL);
 	for (cpu = 0; cpu < 1024; cpu++)
 		nring += want[cpu / 64] >> cpu % 64 & 1;
 	rings = xmalloc(nring * sizeof(*rings));
@@ -699,10 +730,9 @@ static void open_all(void)
 			if (i && ring_attach(r, fd))
 				die(1, "%s on cpu %d: SET_OUTPUT:", e->name, cpu);
 			if (e->filter && ioctl(fd, IOC_SET_FILTER, e->filter))
-				die(2, "config: '%s' at %d: the kernel rejects filter '%s'",
-				    e->name, e->pos + 1, e->filter);
-			if (ioctl(fd, IOC_ID, &e->ids[nring]))
-				die(1, "%s: PERF_EVENT_IOC_ID:", e->name);
+				bad(cfg_text + e->pos, "the kernel rejects this filter");
+			if (ioctl(fd, IOC_ID, &e->ids[nring]) || ioctl(fd, IOC_ENABLE, 0))
+				die(1, "%s: ioctl:", e->name);
 		}
 		nring++;
 	}
@@ -972,6 +1002,10 @@ int main(int argc, char **argv)
 
 	/* Signals arrive in one place: the signalfd, read in the loop. */
 	signal(SIGPIPE, SIG_IGN);
+	/* A shell starts background jobs with SIGINT ignored; we want the
+	 * default back for the second SIGINT of a final dump. */
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
 	sigemptyset(&set);
 	sigaddset(&set, SIGUSR2);
 	sigaddset(&set, SIGINT);

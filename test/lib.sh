@@ -1,0 +1,108 @@
+# test/lib.sh - helpers for the shell tests (sourced by test/run.sh).
+PASSED=0 FAILED=0 TRACERS=
+
+pass() { PASSED=$((PASSED + 1)); echo "PASS: $1"; }
+fail() { FAILED=$((FAILED + 1)); echo "FAIL: $1${2:+: $2}"; }
+skip() { echo "SKIP: $1: $2"; }
+die_setup() { echo "FAIL: setup: $1"; echo "0 passed, 1 failed"; exit 1; }
+
+# check NAME COMMAND...: passes when COMMAND succeeds.
+check() {
+	local name=$1; shift
+	if "$@" >/dev/null 2>&1; then pass "$name"; else fail "$name" "$*"; fi
+}
+
+# testing NAME EXPECTED ACTUAL: toybox style, diff what was expected.
+testing() {
+	if [ "$2" = "$3" ]; then pass "$1"
+	else fail "$1" "expected '$2', got '$3'"; fi
+}
+
+report() {
+	echo "$PASSED passed, $FAILED failed"
+	[ "$FAILED" = 0 ]
+}
+
+need_root() {
+	[ "$(id -u)" = 0 ] || die_setup "the tests open system-wide perf events: run as root"
+}
+
+# Host perf is the judge; musl builds the binary.
+need_tools() {
+	local pkgs=
+	command -v perf >/dev/null || pkgs="$pkgs linux-perf"
+	command -v musl-gcc >/dev/null || pkgs="$pkgs musl-tools"
+	command -v gcc >/dev/null || pkgs="$pkgs gcc"
+	command -v file >/dev/null || pkgs="$pkgs file"
+	[ -z "$pkgs" ] || DEBIAN_FRONTEND=noninteractive apt-get install -y -q $pkgs >/dev/null ||
+		die_setup "apt-get install$pkgs failed"
+	# for the cross-build test; a failure here shows up as its SKIP
+	test/setup-cross.sh aarch64 >"$T/cross.log" 2>&1 || echo "setup-cross failed: $(tail -3 "$T/cross.log")"
+}
+
+build_main() {
+	make -s tracer >"$T/build.log" 2>&1 || { cat "$T/build.log"; die_setup "make failed"; }
+	TRACER=$TOP/tracer
+}
+
+# start_tracer LOG ARGS...: run tracer with stdout into $LOG.out (unless
+# ARGS has -o) and wait until it says it is recording. Sets TPID.
+start_tracer() {
+	local log=$1 i; shift
+	: >"$log.err"
+	"$TRACER" "$@" >"$log.out" 2>"$log.err" &
+	TPID=$!
+	TRACERS="$TRACERS $TPID"
+	for i in $(seq 100); do
+		grep -q "recording" "$log.err" && return 0
+		kill -0 $TPID 2>/dev/null || break
+		sleep 0.1
+	done
+	echo "tracer did not start: $(cat "$log.err")"
+	return 1
+}
+
+# dump_wait LOG N: SIGUSR2, then wait for "dump N:" on stderr.
+dump_wait() {
+	kill -USR2 $TPID
+	wait_line "$1" "dump $2:"
+}
+
+wait_line() {
+	local i
+	for i in $(seq 100); do
+		grep -q "$2" "$1.err" && return 0
+		sleep 0.1
+	done
+	echo "no '$2' in $1.err: $(cat "$1.err")"
+	return 1
+}
+
+# stop_tracer: SIGINT makes a final dump; returns tracer's exit code.
+stop_tracer() {
+	kill -INT $TPID 2>/dev/null
+	wait $TPID
+}
+
+stop_all() {
+	local p
+	for p in $TRACERS $WORKS; do kill -9 $p 2>/dev/null; done
+	wait 2>/dev/null
+}
+
+# run_work NAME ARGS...: the workload under a unique name ($T/NAME), in
+# the background; sets WPID. Its comm is NAME (up to 15 characters).
+run_work() {
+	local name=$1; shift
+	cp "$T/work" "$T/$name"
+	"$T/$name" "$@" &
+	WPID=$!
+	WORKS="$WORKS $WPID"
+}
+
+# Timestamps of perf script output must never go backwards.
+monotonic() {
+	perf script -i "$1" -F time --ns 2>/dev/null | tr -d ' :' |
+		awk -F. 'NF { t = $1 * 1e9 + $2; if (t < last) bad++; last = t; n++ }
+			END { exit !(n > 0 && !bad) }'
+}

@@ -1,0 +1,19 @@
+#!/bin/bash
+# test/run.sh - run the real static binary as root, as a user would, and
+# judge its dumps with the host's perf. Ends with "N passed, N failed".
+cd "$(dirname "$0")/.." || exit 1
+TOP=$PWD
+. test/lib.sh
+
+need_root
+T=$(mktemp -d /tmp/tracer-test.XXXXXX)
+need_tools
+trap 'stop_all; rm -rf "$T"' EXIT
+build_main
+gcc -O1 -g -fno-inline -o "$T/work" test/work.c || die_setup "can't build test/work.c"
+
+for t in test/t_*.sh; do
+	echo "== $t"
+	. "$t"
+done
+report

@@ -1,0 +1,56 @@
+# The command line and the config string: help, listing, and a table of
+# malformed configs that must each exit 2 and name the bad token.
+
+out=$("$TRACER" -h); rc=$?
+testing "-h exits 0" 0 $rc
+lines=$(printf '%s\n' "$out" | wc -l)
+[ "$lines" -le 30 ] && pass "-h fits one screen ($lines lines)" || fail "-h fits one screen" "$lines lines"
+
+"$TRACER" -l >"$T/list" 2>/dev/null
+check "-l lists sched:sched_switch" grep -q '^sched:sched_switch' "$T/list"
+check "-l lists cpu-clock" grep -q '^cpu-clock' "$T/list"
+# every tracepoint -l shows is one tracefs has
+n=$(grep -c tracepoint "$T/list"); m=$(ls /sys/kernel/tracing/events/*/*/id | wc -l)
+testing "-l lists every tracepoint" "$m" "$n"
+
+# CONFIG -> the token the message must quote
+while IFS='|' read -r cfg tok; do
+	err=$("$TRACER" "$cfg" 2>&1 >/dev/null </dev/null); rc=$?
+	case "$rc:$err" in
+	2:*"'$tok'"*) pass "bad config '$cfg' exits 2 naming '$tok'" ;;
+	*) fail "bad config '$cfg' exits 2 naming '$tok'" "rc=$rc: $err" ;;
+	esac
+done <<'EOF2'
+buf=12q|buf=12q
+sched:sched_switch buf=0|buf=0
+sched:no_such_event|sched:no_such_event
+no-such-event|no-such-event
+cpu-clock@fast|cpu-clock@fast
+cpu-clock@0|cpu-clock@0
+page-faults%|page-faults%
+frob=1|frob=1
+cpus=3-1|cpus=3-1
+cpus=999|cpus=999
+cpu-clock/x==1/|cpu-clock/x==1/
+sched:sched_switch@99|sched:sched_switch@99
+signal:signal_generate/sig==11|signal:signal_generate/sig==11
+signal:signal_generate/sig==11/x|signal:signal_generate/sig==11/x
+signal:signal_generate/nosuchfield==1/|signal:signal_generate/nosuchfield==1/
+sched:sched_switch;out=|out=
+EOF2
+
+# the position is that of the token: 1-based
+err=$("$TRACER" 'sched:sched_switch  frob=1' 2>&1 >/dev/null)
+case "$err" in *"at 21"*) pass "error gives the token's position" ;; *) fail "error gives the token's position" "$err" ;; esac
+err=$("$TRACER" '' 2>&1 >/dev/null); testing "empty config exits 2" 2 $?
+"$TRACER" -q >/dev/null 2>&1; testing "unknown option exits 2" 2 $?
+"$TRACER" a b >/dev/null 2>&1; testing "two configs exit 2" 2 $?
+
+# -f FILE reads the config; its errors name the token too
+printf 'sched:sched_switch\nbuf=64k;cpu-clock@99\n' >"$T/cfg"
+start_tracer "$T/f" -f "$T/cfg" && check "-f FILE config" grep -q "recording 2 events" "$T/f.err"
+stop_tracer >/dev/null
+printf 'sched:sched_switch\n  bogus\n' >"$T/cfg"
+err=$("$TRACER" -f "$T/cfg" 2>&1 >/dev/null); rc=$?
+case "$rc:$err" in 2:*"'bogus' at 22"*) pass "-f FILE error names token and position" ;;
+*) fail "-f FILE error names token and position" "rc=$rc $err" ;; esac

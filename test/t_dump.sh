@@ -1,0 +1,173 @@
+# Recording and dumping, judged by host perf: a uniquely named workload
+# must show up in the dump with its exec, comm, signal and samples.
+
+W=wk$$x$RANDOM		# a comm nobody else has
+W=${W:0:15}
+
+# --- the default config, streamed to stdout (a file here) ---
+if start_tracer "$T/d"; then
+	run_work "$W" spin 300 sleep 20 signal sleep 20 hold
+	sleep 0.8
+	dump_wait "$T/d" 1
+	stop_tracer; testing "SIGINT: final dump, exit 0" 0 $?
+	perf script -i "$T/d.out" >"$T/d.txt" 2>"$T/d.perr"
+	check "default config: perf script exits 0" test -s "$T/d.txt"
+	grep "sched:sched_process_exec" "$T/d.txt" | grep -q "filename=$T/$W " &&
+		pass "sched_process_exec shows filename=" ||
+		fail "sched_process_exec shows filename=" "$(grep process_exec "$T/d.txt" | head -3)"
+	grep -E "^ *$W +$WPID " "$T/d.txt" | grep -q "sched:sched_switch" &&
+		pass "workload comm on its sched_switch lines" ||
+		fail "workload comm on its sched_switch lines" "$(grep "$W" "$T/d.txt" | head -3)"
+	grep "signal:signal_generate" "$T/d.txt" | grep -q "sig=10 errno=0 code=0 comm=$W pid=$WPID" &&
+		pass "signal_generate fields decode" ||
+		fail "signal_generate fields decode" "$(grep signal_generate "$T/d.txt" | head -3)"
+	check "timestamps never go backwards" monotonic "$T/d.out"
+	n=$(grep -c 'cpu-clock:' "$T/d.txt")
+	k=$(grep 'cpu-clock:' "$T/d.txt" | grep '\[kernel.kallsyms\]' | grep -vc '\[unknown\]')
+	[ "$k" -gt 0 ] && pass "cpu-clock kernel symbols resolve ($k of $n)" ||
+		fail "cpu-clock kernel symbols resolve" "$(grep cpu-clock: "$T/d.txt" | head -3)"
+	grep -E "^ *$W +$WPID .*cpu-clock:" "$T/d.txt" | grep -q . &&
+		pass "cpu-clock samples of the workload" || fail "cpu-clock samples of the workload"
+	perf report -i "$T/d.out" --stdio >"$T/d.rep" 2>&1; testing "perf report exits 0" 0 $?
+	grep -q "$W" "$T/d.rep" && pass "perf report shows the workload" || fail "perf report shows the workload"
+	l=$(grep "dump 1:" "$T/d.err")
+	case "$l" in *" bytes, "*" records, 2 CPUs, paused "*" us, wrote in "*" us"*) pass "dump line: bytes, records, CPUs, pause, write" ;;
+	*) fail "dump line: bytes, records, CPUs, pause, write" "$l" ;; esac
+	kill $WPID
+fi
+
+# --- file mode: perf sched and perf inject need it ---
+if start_tracer "$T/s" -o "$T/s.data" 'sched:sched_switch sched:sched_wakeup'; then
+	run_work "$W" spin 100 sleep 10 spin 50 sleep 10 hold
+	sleep 0.5
+	stop_tracer; testing "-o FILE: exit 0" 0 $?
+	perf sched timehist -i "$T/s.data" >"$T/s.th" 2>&1
+	grep -q "$W\[$WPID\]" "$T/s.th" && pass "perf sched timehist shows the workload" ||
+		fail "perf sched timehist shows the workload" "$(head -5 "$T/s.th")"
+	perf sched latency -i "$T/s.data" >"$T/s.lat" 2>&1
+	grep -q "$W:$WPID" "$T/s.lat" && pass "perf sched latency shows the workload" ||
+		fail "perf sched latency shows the workload" "$(head -5 "$T/s.lat")"
+	perf inject -i "$T/s.data" -o "$T/s.inj" >"$T/s.ilog" 2>&1 && [ -s "$T/s.inj" ] &&
+		pass "perf inject -i FILE succeeds" || fail "perf inject -i FILE succeeds" "$(tail -3 "$T/s.ilog")"
+	check "file mode: mode 0600" test "$(stat -c %a "$T/s.data")" = 600
+	kill $WPID
+fi
+
+# --- an existing file is never overwritten: dumps go to FILE.1, FILE.2 ---
+echo precious >"$T/p.data"
+if start_tracer "$T/p" -o "$T/p.data" 'sched:sched_switch'; then
+	dump_wait "$T/p" 1; stop_tracer
+	testing "existing -o FILE is untouched" precious "$(cat "$T/p.data")"
+	check "dumps go to FILE.1 then FILE.2" test -s "$T/p.data.1" -a -s "$T/p.data.2"
+	check "FILE.2 decodes" perf script -i "$T/p.data.2"
+fi
+
+# --- through a pipe: tracer | perf script -i - ---
+W2=${W:0:12}pip
+cp "$T/work" "$T/$W2"
+( "$TRACER" 'sched:sched_process_exec sched:sched_switch' 2>"$T/pp.err" | perf script -i - >"$T/pp.txt" 2>&1 ) &
+for i in $(seq 50); do grep -q recording "$T/pp.err" 2>/dev/null && break; sleep 0.1; done
+"$T/$W2" sleep 10
+TP=$(pgrep -f "^$TRACER sched:sched_process_exec")
+kill -USR2 $TP; sleep 0.5; kill -INT $TP; wait
+grep -q "filename=$T/$W2" "$T/pp.txt" && pass "tracer | perf script -i - decodes" ||
+	fail "tracer | perf script -i - decodes" "$(head -3 "$T/pp.txt")"
+
+# --- two dumps on one stream: one valid stream, no record twice ---
+if start_tracer "$T/two" 'sched:sched_process_exec sched:sched_switch signal:signal_generate'; then
+	run_work "${W:0:12}one" signal; wait $WPID
+	dump_wait "$T/two" 1
+	run_work "${W:0:12}two" signal; wait $WPID
+	dump_wait "$T/two" 2
+	stop_tracer
+	perf script -i "$T/two.out" --ns >"$T/two.txt" 2>"$T/two.perr"
+	check "two dumps: the stream decodes" test -s "$T/two.txt"
+	check "two dumps: first dump's events" grep -q "filename=$T/${W:0:12}one" "$T/two.txt"
+	check "two dumps: second dump's events" grep -q "filename=$T/${W:0:12}two" "$T/two.txt"
+	d=$(sort "$T/two.txt" | uniq -d | wc -l)
+	testing "two dumps: no duplicated records" 0 "$d"
+	check "two dumps: timestamps never go backwards" monotonic "$T/two.out"
+fi
+
+# --- a small ring keeps the newest events, not the oldest ---
+# The workload closes fds 100000..100999 on CPU 0; an 8k ring holds only
+# the last few dozen: they must be a contiguous run ending at the last.
+if [ -d /sys/kernel/tracing/events/syscalls/sys_enter_close ]; then
+	if start_tracer "$T/b" 'syscalls:sys_enter_close/fd>=100000/ buf=8k cpus=0'; then
+		taskset -c 0 "$T/work" close 1000
+		dump_wait "$T/b" 1; stop_tracer
+		perf script -i "$T/b.out" 2>/dev/null | sed -n 's/.*fd: 0x\([0-9a-f]*\).*/\1/p' |
+			while read -r h; do echo $((16#$h - 100000)); done >"$T/b.fds"
+		n=$(wc -l <"$T/b.fds"); first=$(head -1 "$T/b.fds"); last=$(tail -1 "$T/b.fds")
+		if [ "$n" -gt 10 ] && [ "$n" -lt 1000 ] && [ "$last" = 999 ] &&
+		   [ $((last - first + 1)) = "$n" ] && [ "$(sort -n "$T/b.fds")" = "$(cat "$T/b.fds")" ]; then
+			pass "small buf: newest $n of 1000 kept, in order"
+		else
+			fail "small buf: newest kept" "n=$n first=$first last=$last"
+		fi
+	fi
+else
+	skip "small buf keeps the newest" "no syscalls:sys_enter_close tracepoint in this kernel"
+fi
+
+# --- the issue's commands, verbatim ---
+for cfg in "" 'sched:sched_switch sched:sched_process_exec cpu-clock@99 buf=512k' \
+	'raw_syscalls:sys_enter/id==3/ buf=64k'; do
+	if start_tracer "$T/v" ${cfg:+"$cfg"}; then
+		"$T/work" close 5 sleep 50
+		stop_tracer >/dev/null
+		perf script -i "$T/v.out" >"$T/v.txt" 2>/dev/null && [ -s "$T/v.txt" ] &&
+			pass "tracer ${cfg:+'$cfg'} dumps what perf decodes" || fail "tracer '$cfg' dumps what perf decodes"
+	fi
+done
+# the filter really filters: every sys_enter is close (3 on x86_64)
+if [ "$(uname -m)" = x86_64 ]; then
+	n=$(grep -c 'raw_syscalls:sys_enter' "$T/v.txt"); k=$(grep 'raw_syscalls:sys_enter' "$T/v.txt" | grep -c 'NR 3 ')
+	[ "$n" -gt 0 ] && [ "$n" = "$k" ] && pass "raw_syscalls filter id==3 keeps only close ($n)" ||
+		fail "raw_syscalls filter id==3" "$n lines, $k with NR 3"
+fi
+rm -f "$T/x.data"
+if start_tracer "$T/x" -o "$T/x.data" 'sched:*'; then
+	stop_tracer >/dev/null
+	check "tracer -o FILE 'sched:*' decodes" perf script -i "$T/x.data"
+fi
+
+# --- a dead sink is reported and recording goes on ---
+( "$TRACER" 'sched:sched_switch' 2>"$T/e.err" | head -c 1 >/dev/null ) &
+for i in $(seq 50); do grep -q recording "$T/e.err" 2>/dev/null && break; sleep 0.1; done
+TP=$(pgrep -f "^$TRACER sched:sched_switch$")
+kill -USR2 $TP; sleep 0.5; kill -USR2 $TP; sleep 0.5
+grep -q "dump 2: writing stdout failed, recording goes on: Broken pipe" "$T/e.err" &&
+	kill -0 $TP 2>/dev/null && pass "EPIPE is reported and recording goes on" ||
+	fail "EPIPE is reported and recording goes on" "$(cat "$T/e.err")"
+kill -INT $TP 2>/dev/null; wait
+
+# --- idle means idle: no wake-ups while nothing is sent ---
+if start_tracer "$T/i"; then
+	sleep 0.5
+	a=$(awk '/^voluntary_ctxt_switches/ { print $2 }' /proc/$TPID/status)
+	sleep 5
+	b=$(awk '/^voluntary_ctxt_switches/ { print $2 }' /proc/$TPID/status)
+	testing "idle 5 s: voluntary context switches do not grow" "$a" "$b"
+	grep -q "State:.*S (sleeping)" /proc/$TPID/status && pass "idle: asleep" || fail "idle: asleep"
+	stop_tracer >/dev/null
+fi
+
+# --- a second SIGINT during the final dump exits at once ---
+# The sink is a FIFO whose reader never reads, so the final dump blocks
+# once the pipe buffer is full.
+mkfifo "$T/fifo"
+sleep 60 <"$T/fifo" & SL=$!
+"$TRACER" 'raw_syscalls:sys_enter buf=1m' >"$T/fifo" 2>"$T/q.err" & TPID=$!
+TRACERS="$TRACERS $TPID"
+wait_line "$T/q" recording >/dev/null
+"$T/work" close 30000
+kill -INT $TPID; sleep 0.5
+if kill -0 $TPID 2>/dev/null; then
+	kill -INT $TPID; sleep 0.5
+	kill -0 $TPID 2>/dev/null && fail "second SIGINT during a blocked dump exits at once" ||
+		pass "second SIGINT during a blocked dump exits at once"
+else
+	fail "second SIGINT during a blocked dump exits at once" "the final dump did not block: $(cat "$T/q.err")"
+fi
+kill $SL 2>/dev/null; wait 2>/dev/null

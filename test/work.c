@@ -1,0 +1,52 @@
+/* work.c - a workload the tests look for in dumps.
+ * Steps run in order: spin MS, sleep MS, close N, signal, exec PATH, hold.
+ *   spin MS    burn CPU in work_hot_loop() for MS milliseconds
+ *   sleep MS   sleep (a voluntary context switch)
+ *   close N    close(100000 + i) for i in 0..N-1: numbered syscalls
+ *   signal     send ourselves SIGUSR1 (caught): signal_generate sig=10
+ *   hold       wait for SIGTERM, so /proc still knows us at dump time
+ */
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+static void on_usr1(int s) { (void)s; }
+
+__attribute__((noinline)) static unsigned long work_hot_loop(long ms)
+{
+	struct timespec a, b;
+	volatile unsigned long x = 0;
+
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	do {
+		for (int i = 0; i < 100000; i++)
+			x += i * x + 1;
+		clock_gettime(CLOCK_MONOTONIC, &b);
+	} while ((b.tv_sec - a.tv_sec) * 1000 + (b.tv_nsec - a.tv_nsec) / 1000000 < ms);
+	return x;
+}
+
+int main(int argc, char **argv)
+{
+	signal(SIGUSR1, on_usr1);
+	for (int i = 1; i < argc; i++) {
+		long n = i + 1 < argc ? atol(argv[i + 1]) : 0;
+
+		if (!strcmp(argv[i], "spin"))
+			work_hot_loop(n), i++;
+		else if (!strcmp(argv[i], "sleep"))
+			usleep(n * 1000), i++;
+		else if (!strcmp(argv[i], "close")) {
+			for (long k = 0; k < n; k++)
+				close(100000 + k);
+			i++;
+		} else if (!strcmp(argv[i], "signal"))
+			kill(getpid(), SIGUSR1);
+		else if (!strcmp(argv[i], "hold"))
+			for (;;)
+				pause();
+	}
+	return 0;
+}
