@@ -407,7 +407,8 @@ static void cfg_event(char *tok)
 		if (!tracefs) {
 			if (cfg_default)
 				return;
-			bad(tok, "no tracefs on this system");
+			bad(tok, access("/sys/kernel/tracing", X_OK) && errno == EACCES ?
+				 "tracefs is not readable: needs root" : "no tracefs on this system");
 		}
 		*c = 0;
 		g.spat = tok;
@@ -973,8 +974,19 @@ int main(int argc, char **argv)
 	}
 	if (!nev)
 		die(2, "config: no events");
-	if (cfg_out && strlen(cfg_out) > 4000)
-		die(2, "%s: path too long", cfg_out);
+	if (cfg_out) {
+		char dir[4096], *sl;
+
+		if (strlen(cfg_out) > 4000)
+			die(2, "%s: path too long", cfg_out);
+		/* Find out now, not when the moment that matters is dumped. */
+		strcpy(dir, cfg_out);
+		sl = strrchr(dir, '/');
+		if (sl)
+			sl[sl == dir] = 0;
+		if (access(sl ? dir : ".", W_OK | X_OK))
+			die(1, "-o %s: can't create files in %s:", cfg_out, sl ? dir : ".");
+	}
 	if (!cfg_out && isatty(1))
 		die(2, "stdout is a terminal: give -o FILE, or pipe it: tracer | perf script -i -");
 	for (i = 0; i < nev; i++) {

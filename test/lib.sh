@@ -18,6 +18,11 @@ testing() {
 	else fail "$1" "expected '$2', got '$3'"; fi
 }
 
+# keep FILE...: save the evidence of a failure where it outlives $T.
+keep() {
+	mkdir -p /tmp/tracer-failed && cp "$@" /tmp/tracer-failed/ && echo "(kept in /tmp/tracer-failed)"
+}
+
 report() {
 	echo "$PASSED passed, $FAILED failed"
 	[ "$FAILED" = 0 ]

@@ -54,3 +54,28 @@ printf 'sched:sched_switch\n  bogus\n' >"$T/cfg"
 err=$("$TRACER" -f "$T/cfg" 2>&1 >/dev/null); rc=$?
 case "$rc:$err" in 2:*"'bogus' at 22"*) pass "-f FILE error names token and position" ;;
 *) fail "-f FILE error names token and position" "rc=$rc $err" ;; esac
+
+# Run-time errors say what to do next (exit 1).
+err=$(setpriv --reuid=65534 --regid=65534 --clear-groups "$TRACER" cpu-clock 2>&1 >/dev/null); rc=$?
+case "$rc:$err" in 1:*"needs root or CAP_PERFMON (perf_event_paranoid="*) pass "non-root: needs root or CAP_PERFMON" ;;
+*) fail "non-root: needs root or CAP_PERFMON" "rc=$rc $err" ;; esac
+if [ -e /sys/bus/event_source/devices/cpu ] || [ -e /sys/bus/event_source/devices/armv8_pmuv3 ]; then
+	skip "hardware event without a PMU" "this machine has a PMU"
+else
+	err=$("$TRACER" cycles 2>&1 >/dev/null); rc=$?
+	case "$rc:$err" in 1:*"cycles: no hardware PMU"*) pass "cycles without a PMU: clear error" ;;
+	*) fail "cycles without a PMU: clear error" "rc=$rc $err" ;; esac
+fi
+mkdir -p "$T/ro" && mount -t tmpfs -o ro tmpfs "$T/ro"
+err=$("$TRACER" -o "$T/ro/d.data" cpu-clock 2>&1 >/dev/null); rc=$?
+umount "$T/ro"
+case "$rc:$err" in 1:*"can't create files in $T/ro: Read-only file system"*) pass "-o in a read-only dir fails at start" ;;
+*) fail "-o in a read-only dir fails at start" "rc=$rc $err" ;; esac
+# script(1) gives tracer a pty for stdout
+if command -v script >/dev/null; then
+	err=$(script -qec "$TRACER cpu-clock" /dev/null 2>&1); rc=$?
+	case "$rc:$err" in 2:*"stdout is a terminal"*) pass "stdout a terminal: refused" ;;
+	*) fail "stdout a terminal: refused" "rc=$rc $err" ;; esac
+else
+	skip "stdout a terminal: refused" "no script(1) to make a pty"
+fi

@@ -44,9 +44,9 @@ if start_tracer "$T/s" -o "$T/s.data" 'sched:sched_switch sched:sched_wakeup'; t
 	perf sched timehist -i "$T/s.data" >"$T/s.th" 2>&1
 	grep -q "$W\[$WPID\]" "$T/s.th" && pass "perf sched timehist shows the workload" ||
 		fail "perf sched timehist shows the workload" "$(head -5 "$T/s.th")"
-	perf sched latency -i "$T/s.data" >"$T/s.lat" 2>&1
+	perf sched latency -i "$T/s.data" >"$T/s.lat" 2>&1; rc=$?
 	grep -q "$W:$WPID" "$T/s.lat" && pass "perf sched latency shows the workload" ||
-		fail "perf sched latency shows the workload" "$(head -5 "$T/s.lat")"
+		fail "perf sched latency shows the workload" "rc=$rc $(head -5 "$T/s.lat"; keep "$T/s.data")"
 	perf inject -i "$T/s.data" -o "$T/s.inj" >"$T/s.ilog" 2>&1 && [ -s "$T/s.inj" ] &&
 		pass "perf inject -i FILE succeeds" || fail "perf inject -i FILE succeeds" "$(tail -3 "$T/s.ilog")"
 	check "file mode: mode 0600" test "$(stat -c %a "$T/s.data")" = 600
@@ -171,3 +171,12 @@ else
 	fail "second SIGINT during a blocked dump exits at once" "the final dump did not block: $(cat "$T/q.err")"
 fi
 kill $SL 2>/dev/null; wait 2>/dev/null
+
+# --- stack: kernel callchains decode ---
+if start_tracer "$T/k" 'sched:sched_switch stack'; then
+	"$T/work" sleep 20
+	stop_tracer >/dev/null
+	perf script -i "$T/k.out" >"$T/k.txt" 2>/dev/null
+	grep -A3 'sched:sched_switch' "$T/k.txt" | grep -qE '^\s+[0-9a-f]+ (__schedule|schedule)' &&
+		pass "stack: kernel callchains resolve" || fail "stack: kernel callchains resolve" "$(head -5 "$T/k.txt")"
+fi
