@@ -10,7 +10,8 @@ struct event {
 	char *name;		/* "sched:sched_switch", "cpu-clock" */
 	char *filter;		/* ftrace filter, or 0 */
 	u64 *ids;		/* kernel ids, one per ring */
-	int pos;		/* of its config token, for errors */
+	char *tok;		/* "'its config token' at N", for errors */
+	int trip;		/* tripwire number, or 0 */
 };
 
 /* The recording, set up by tracer.c. */

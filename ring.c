@@ -11,11 +11,13 @@ int ring_event_open(struct perf_attr *a, int cpu, int group)
 	return syscall(SYS_perf_event_open, a, -1, cpu, group, 8 /* CLOEXEC */);
 }
 
-/* Map 1 + size/page pages read-only: that is what makes it overwritable. */
-int ring_map(struct ring *r, int fd, int cpu, unsigned long size)
+/* Map 1 + size/page pages. Read-only is what makes a ring overwritable;
+ * a forward ring is mapped writable so we can hand back data_tail. */
+int ring_map(struct ring *r, int fd, int cpu, unsigned long size, int forward)
 {
 	long pg = sysconf(_SC_PAGESIZE);
-	void *p = mmap(0, pg + size, PROT_READ, MAP_SHARED, fd, 0);
+	void *p = mmap(0, pg + size, PROT_READ | (forward ? PROT_WRITE : 0),
+		       MAP_SHARED, fd, 0);
 
 	if (p == MAP_FAILED)
 		return -1;
@@ -45,15 +47,55 @@ void ring_pause(struct ring *r, int paused)
 	ioctl(r->fd, IOC_PAUSE_OUTPUT, paused);
 }
 
+/* data_head or data_tail as an unsigned long. A 32-bit CPU touches the
+ * low word only: that is all a 32-bit kernel uses, and all the modulo
+ * arithmetic here needs. */
+static unsigned long *ring_word(struct ring *r, int off)
+{
+	if (sizeof(long) == 4 && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__)
+		off += 4;
+	return (unsigned long *)(r->base + off);
+}
+
 unsigned long ring_head(struct ring *r)
 {
-	const unsigned char *p = r->base + PG_DATA_HEAD;
+	return __atomic_load_n(ring_word(r, PG_DATA_HEAD), __ATOMIC_ACQUIRE);
+}
 
-	/* A 32-bit CPU loads the low word only: that is all a 32-bit kernel
-	 * writes, and all the modulo arithmetic below needs. */
-	if (sizeof(long) == 4 && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__)
-		p += 4;
-	return __atomic_load_n((const unsigned long *)p, __ATOMIC_ACQUIRE);
+/* Copy len bytes at offset at of a ring, unwrapping. */
+static void ring_copy(const unsigned char *data, unsigned long size,
+		      unsigned long at, unsigned long len, unsigned char *dst)
+{
+	unsigned long first = size - at < len ? size - at : len;
+
+	memcpy(dst, data + at, first);
+	memcpy(dst + first, data, len - first);
+}
+
+/* A forward ring (tripwires): the kernel writes upward from data_tail and
+ * never past it. Hand each new record to fn, whole, then release the
+ * space by storing data_tail (release: our reads happen before). */
+void ring_read(struct ring *r, void (*fn)(const struct rec_hdr *, void *), void *ctx)
+{
+	static u64 tmp[65536 / 8];
+	unsigned long head = ring_head(r), tail = r->prev, mask = r->size - 1;
+
+	while (head - tail >= sizeof(struct rec_hdr)) {
+		unsigned long at = tail & mask;
+		const struct rec_hdr *h = (const void *)(r->data + at);
+		unsigned long len = h->size;
+
+		if (len < sizeof(*h) || len > head - tail)
+			break;
+		if (at + len > r->size) {
+			ring_copy(r->data, r->size, at, len, (void *)tmp);
+			h = (const void *)tmp;
+		}
+		fn(h, ctx);
+		tail += len;
+	}
+	r->prev = tail;
+	__atomic_store_n(ring_word(r, PG_DATA_TAIL), tail, __ATOMIC_RELEASE);
 }
 
 /* Copy the records of [head, head+avail) out of a backward ring of `size`
@@ -72,13 +114,11 @@ size_t ring_walk(const unsigned char *data, unsigned long size,
 	while (off + sizeof(struct rec_hdr) <= avail) {
 		unsigned long at = (head + off) & mask;
 		const struct rec_hdr *h = (const void *)(data + at);
-		unsigned long len = h->size, first;
+		unsigned long len = h->size;
 
 		if (len < sizeof(*h) || (len & 7) || off + len > avail)
 			break;
-		first = size - at < len ? size - at : len;
-		memcpy(dst + n, data + at, first);
-		memcpy(dst + n + first, data, len - first);
+		ring_copy(data, size, at, len, dst + n);
 		n += len;
 		off += len;
 	}

@@ -116,22 +116,25 @@ struct rec_hdr {
 
 /* Offsets in the first (user) page of the mapping. */
 #define PG_DATA_HEAD 1024
+#define PG_DATA_TAIL 1032
 #define PG_DATA_OFFSET 1040
 
 struct ring {
 	unsigned char *base;	/* the user page, then data */
 	unsigned char *data;
 	unsigned long size;	/* data bytes: a power of two */
-	unsigned long prev;	/* head at the previous stream dump */
+	unsigned long prev;	/* backward: head at the previous stream dump;
+				   forward: our data_tail */
 	int fd;			/* the CPU's first event: owns the ring */
 	int cpu;
 };
 
 int ring_event_open(struct perf_attr *a, int cpu, int group);
-int ring_map(struct ring *r, int fd, int cpu, unsigned long size);
+int ring_map(struct ring *r, int fd, int cpu, unsigned long size, int forward);
 int ring_attach(struct ring *r, int fd);
 void ring_pause(struct ring *r, int paused);
 unsigned long ring_head(struct ring *r);
+void ring_read(struct ring *r, void (*fn)(const struct rec_hdr *, void *), void *ctx);
 size_t ring_walk(const unsigned char *data, unsigned long size,
 		 unsigned long head, unsigned long avail, unsigned char *dst);
 

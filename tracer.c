@@ -27,13 +27,14 @@
 
 #define DEFAULT_CONFIG "sched:sched_switch sched:sched_wakeup " \
 	"sched:sched_process_exec sched:sched_process_exit " \
-	"signal:signal_generate cpu-clock@49 buf=128k"
+	"signal:signal_generate cpu-clock@49"
 #define DEFAULT_BUF (128 << 10)
 #define DEFAULT_HZ 99
+#define TRIP_RING (8 << 10)
 
 struct event *evs;
 int nev;
-struct ring *rings;
+struct ring *rings, *trings;	/* backward per CPU; tripwires' forward */
 int nring;
 char *tracefs;
 char **targv;
@@ -54,15 +55,13 @@ static char *fmt_u(char *p, char *e, unsigned long long v)
 	return p;
 }
 
-/* %s %c %d %u %L (unsigned long long); a trailing ':' appends strerror. */
-static void vmsg(const char *f, va_list ap)
+/* %s %c %d %u %L (unsigned long long); a trailing ':' appends strerror.
+ * Formats into [p, e) and returns the end. */
+static char *vfmt(char *p, char *e, const char *f, va_list ap)
 {
-	char b[512], *p = b, *e = b + sizeof(b) - 2;
 	int err = errno;
 	const char *s;
 
-	for (s = "tracer: "; *s; )
-		*p++ = *s++;
 	for (; *f && p < e; f++) {
 		if (*f != '%') {
 			*p++ = *f;
@@ -92,9 +91,27 @@ static void vmsg(const char *f, va_list ap)
 			break;
 		}
 	}
-	if (p > b && p[-1] == ':')
+	if (!*f && f[-1] == ':' && p < e)
 		for (*p++ = ' ', s = strerror(err); *s && p < e; )
 			*p++ = *s++;
+	return p;
+}
+
+static void fmt(char *b, size_t n, const char *f, ...)
+{
+	va_list ap;
+
+	va_start(ap, f);
+	*vfmt(b, b + n - 1, f, ap) = 0;
+	va_end(ap);
+}
+
+static void vmsg(const char *f, va_list ap)
+{
+	char b[512], *p;
+
+	memcpy(b, "tracer: ", 8);
+	p = vfmt(b + 8, b + sizeof(b) - 1, f, ap);
 	*p++ = '\n';
 	write(2, b, p - b);
 }
@@ -208,6 +225,26 @@ static char *cfg_out;
 static u64 cfg_cpus[16];		/* bitmap; empty: all online */
 static int cfg_stack, cfg_default;
 
+/* Tripwires: events that dump by themselves when they hit. Their options
+ * are -1 until the end of the config, then take the global keys. */
+struct trip {
+	char *what;		/* "segv", or the event as typed */
+	long count, after, holdoff;	/* after, holdoff in us */
+	unsigned hits, held;
+};
+static struct trip trips[16];
+static int ntrip, cfg_trip;	/* cfg_trip: the one being parsed, 1-based */
+static long cfg_count = 1, cfg_after, cfg_holdoff, cfg_dumps;
+
+/* Presets: what each expands to. */
+static const char *const preset[][2] = {
+	{ "segv", "signal:signal_generate/sig==11 || sig==7 || sig==4 || sig==6 || sig==8/" },
+	{ "oom", "oom:mark_victim" },
+	{ "oops", "printk:console/msg ~ \"*Oops*\" || msg ~ \"*BUG:*\" || "
+		  "msg ~ \"*WARNING:*\" || msg ~ \"*Kernel panic*\"/" },
+	{ "exit", "syscalls:sys_enter_exit_group/error_code != 0/" },
+};
+
 static const struct { char name[24]; u8 type, config; } named[] = {
 	{ "cpu-clock", TYPE_SOFTWARE, 0 }, { "task-clock", TYPE_SOFTWARE, 1 },
 	{ "page-faults", TYPE_SOFTWARE, 2 }, { "faults", TYPE_SOFTWARE, 2 },
@@ -237,17 +274,24 @@ static size_t tok_len(const char *s)
 	return n;
 }
 
-static _Noreturn void bad(const char *tok, const char *why)
+/* The token at tok as the user typed it, and where: "'buf=1q' at 5". */
+static char *cfg_tok(const char *tok)
 {
 	int pos = tok - cfg_text;
-	char t[128];
 	size_t n = tok_len(cfg_orig + pos);
+	char *t = xmalloc(n + 24), *p;
 
-	if (n > sizeof(t) - 1)
-		n = sizeof(t) - 1;
-	memcpy(t, cfg_orig + pos, n);
-	t[n] = 0;
-	die(2, "config: '%s' at %d: %s", t, pos + 1, why);
+	t[0] = '\'';
+	memcpy(t + 1, cfg_orig + pos, n);
+	p = t + n + 1;
+	memcpy(p, "' at ", 5);
+	*fmt_u(p + 5, p + 20, pos + 1) = 0;
+	return t;
+}
+
+static _Noreturn void bad(const char *tok, const char *why)
+{
+	die(2, "config: %s: %s", cfg_tok(tok), why);
 }
 
 /* Numbers with an optional k/m/g suffix; 0 on garbage. */
@@ -270,7 +314,7 @@ static unsigned long long num(const char *s, int suffix)
 	return *e ? 0 : v;
 }
 
-static struct event *ev_add(const char *name, int pos)
+static struct event *ev_add(const char *name, const char *at)
 {
 	struct event *e;
 
@@ -287,7 +331,13 @@ static struct event *ev_add(const char *name, int pos)
 	e->attr.flags = ATTR_DISABLED | ATTR_SAMPLE_ID_ALL | ATTR_WRITE_BACKWARD |
 			ATTR_EXCLUDE_GUEST;
 	e->attr.sample_period = 1;
-	e->pos = pos;
+	e->tok = cfg_tok(at);
+	e->trip = cfg_trip;
+	if (cfg_trip) {
+		/* A tripwire wakes us on each hit, through its own forward ring. */
+		e->attr.flags &= ~ATTR_WRITE_BACKWARD;
+		e->attr.wakeup_events = 1;
+	}
 	return e;
 }
 
@@ -329,7 +379,7 @@ static long tp_id(const char *sys, const char *name)
 }
 
 struct tpglob {
-	const char *sys, *pat, *spat;
+	const char *sys, *pat, *spat, *at;
 	struct event proto;
 	int found;
 };
@@ -347,7 +397,7 @@ static void tp_name(const char *name, void *ctx)
 	strcpy(full, g->sys);
 	strcat(full, ":");
 	strcat(full, name);
-	e = ev_add(full, g->proto.pos);
+	e = ev_add(full, g->at);
 	e->attr.type = TYPE_TRACEPOINT;
 	e->attr.config = id;
 	e->attr.sample_type |= S_RAW;
@@ -369,11 +419,10 @@ static void tp_sys(const char *sys, void *ctx)
 	dir_each(p, tp_name, g);
 }
 
-/* One event token: NAME[/FILTER/][@HZ|%PERIOD] */
-static void cfg_event(char *tok)
+/* One event: NAME[/FILTER/][@HZ|%PERIOD]; errors quote the token at. */
+static void cfg_event(char *tok, const char *at)
 {
 	char *f = 0, *m, *c, mode;
-	int pos = tok - cfg_text;
 	unsigned long long v = 0;
 	struct event *e;
 	int i;
@@ -383,17 +432,17 @@ static void cfg_event(char *tok)
 		f = m + 1;
 		m = strrchr(f, '/');
 		if (m == f - 1 || !m)
-			bad(tok, "filter has no closing '/'");
+			bad(at, "filter has no closing '/'");
 		*m++ = 0;
 		if (*m && *m != '@' && *m != '%')
-			bad(tok, "junk after the filter");
+			bad(at, "junk after the filter");
 		f[-1] = 0;
 	}
 	mode = *m;
 	if (mode) {
 		v = num(m + 1, 0);
 		if (!v)
-			bad(tok, "@HZ and %PERIOD take a positive number");
+			bad(at, "@HZ and %PERIOD take a positive number");
 		*m = 0;
 	}
 	c = strchr(tok, ':');
@@ -401,19 +450,19 @@ static void cfg_event(char *tok)
 		struct tpglob g = { 0 };
 
 		if (!CFG_TRACEPOINTS)
-			bad(tok, "tracepoints are not built in (CONFIG_TRACEPOINTS)");
+			bad(at, "tracepoints are not built in (CONFIG_TRACEPOINTS)");
 		if (mode)
-			bad(tok, "tracepoints record every hit; @ and % are for other events");
+			bad(at, "tracepoints record every hit; @ and % are for other events");
 		if (!tracefs) {
 			if (cfg_default)
 				return;
-			bad(tok, access("/sys/kernel/tracing", X_OK) && errno == EACCES ?
+			bad(at, access("/sys/kernel/tracing", X_OK) && errno == EACCES ?
 				 "tracefs is not readable: needs root" : "no tracefs on this system");
 		}
 		*c = 0;
 		g.spat = tok;
 		g.pat = c + 1;
-		g.proto.pos = pos;
+		g.at = at;
 		g.proto.filter = f;
 		{
 			char p[512];
@@ -428,18 +477,18 @@ static void cfg_event(char *tok)
 				msg("%s: not in this kernel, left out", tok);
 				return;
 			}
-			bad(tok, "unknown tracepoint; see tracer -l");
+			bad(at, "unknown tracepoint; see tracer -l");
 		}
 		return;
 	}
 	if (f)
-		bad(tok, "only tracepoints take a /filter/");
+		bad(at, "only tracepoints take a /filter/");
 	for (i = 0; i < (int)(sizeof(named) / sizeof(*named)); i++)
 		if (!strcmp(named[i].name, tok))
 			break;
 	if (i == sizeof(named) / sizeof(*named))
-		bad(tok, "unknown event; see tracer -l");
-	e = ev_add(tok, pos);
+		bad(at, "unknown event; see tracer -l");
+	e = ev_add(tok, at);
 	e->attr.type = named[i].type;
 	e->attr.config = named[i].config;
 	/* Clocks and cycles default to a low rate, counted events to each. */
@@ -496,6 +545,81 @@ static int sysfs_cpus(const char *path, u64 *set)
 	return cpulist(b, set);
 }
 
+/* "200ms", "2s", "500us" in microseconds; -1 on garbage. */
+static long dur(const char *s)
+{
+	char *e;
+	unsigned long v;
+
+	if (*s < '0' || *s > '9')
+		return -1;
+	v = strtoul(s, &e, 10);
+	if (!strcmp(e, "us"))
+		return v;
+	if (!strcmp(e, "ms"))
+		return v * 1000;
+	if (!strcmp(e, "s"))
+		return v * 1000000;
+	return -1;
+}
+
+/* trip=SPEC[,count=N][,after=T][,holdoff=T]; SPEC is a preset or an
+ * event, possibly with a /filter/. */
+static void cfg_tripwire(char *tok, char *v)
+{
+	char *o, *sl = strrchr(v, '/'), *spec = v;
+	struct trip *t = trips + ntrip;
+	unsigned i;
+
+	if (!CFG_TRIPWIRE)
+		bad(tok, "tripwires are not built in (CONFIG_TRIPWIRE)");
+	if (ntrip == sizeof(trips) / sizeof(*trips))
+		bad(tok, "too many tripwires");
+	t->count = t->after = t->holdoff = -1;
+	o = strchr(sl ? sl : v, ',');
+	if (o)
+		*o++ = 0;
+	while (o) {
+		char *next = strchr(o, ','), *eq = strchr(o, '=');
+		long *opt = 0, x;
+
+		if (next)
+			*next++ = 0;
+		if (eq) {
+			*eq++ = 0;
+			opt = !strcmp(o, "count") ? &t->count : !strcmp(o, "after") ? &t->after :
+			      !strcmp(o, "holdoff") ? &t->holdoff : 0;
+		}
+		if (!opt)
+			bad(tok, "tripwire options are count=N, after=TIME, holdoff=TIME");
+		x = opt == &t->count ? (long)num(eq, 0) : dur(eq);
+		if (x < 0 || (opt == &t->count && !x))
+			bad(tok, "count takes a number from 1; after and holdoff a time such as 200ms or 2s");
+		*opt = x;
+		o = next;
+	}
+	if (!*v)
+		bad(tok, "trip= needs an event or a preset (segv, oom, oops, exit)");
+	t->what = strdup(v);
+	for (i = 0; i < sizeof(preset) / sizeof(*preset); i++) {
+		char sys[32], *c;
+
+		if (strcmp(v, preset[i][0]))
+			continue;
+		spec = strdup(preset[i][1]);
+		c = strchr(spec, ':');
+		memcpy(sys, spec, c - spec);
+		sys[c - spec] = 0;
+		c = strndup(c + 1, strcspn(c + 1, "/"));
+		if (!tracefs || tp_id(sys, c) < 0)
+			die(2, "config: %s: preset %s needs the tracepoint %s:%s, which this kernel lacks",
+			    cfg_tok(tok), v, sys, c);
+	}
+	cfg_trip = ++ntrip;
+	cfg_event(spec, tok);
+	cfg_trip = 0;
+}
+
 static void cfg_parse(char *s)
 {
 	char *p = s;
@@ -541,6 +665,21 @@ static void cfg_parse(char *s)
 				for (i = 0; i < 16; i++)
 					if (cfg_cpus[i] & ~online[i])
 						bad(tok, "not all of these CPUs are online");
+			} else if (!strcmp(tok, "trip")) {
+				*eq = '=';
+				cfg_tripwire(tok, eq + 1);
+			} else if (!strcmp(tok, "after") || !strcmp(tok, "holdoff")) {
+				long *g = tok[0] == 'a' ? &cfg_after : &cfg_holdoff;
+
+				*eq = '=';
+				if ((*g = dur(eq + 1)) < 0)
+					bad(tok, "a time such as 200ms or 2s");
+			} else if (!strcmp(tok, "count") || !strcmp(tok, "dumps")) {
+				long *g = tok[0] == 'c' ? &cfg_count : &cfg_dumps;
+
+				*eq = '=';
+				if ((*g = num(eq + 1, 0)) <= 0)
+					bad(tok, "a number from 1");
 			} else if (!strcmp(tok, "out")) {
 				*eq = '=';
 				if (!eq[1])
@@ -548,10 +687,10 @@ static void cfg_parse(char *s)
 				cfg_out = eq + 1;
 			} else {
 				*eq = '=';
-				bad(tok, "unknown key (buf=, cpus=, out=)");
+				bad(tok, "unknown key (buf= cpus= out= trip= after= holdoff= count= dumps=)");
 			}
 		} else {
-			cfg_event(tok);
+			cfg_event(tok, tok);
 		}
 	}
 }
@@ -712,26 +851,30 @@ static void open_all(void)
 	for (cpu = 0; cpu < 1024; cpu++)
 		nring += want[cpu / 64] >> cpu % 64 & 1;
 	rings = xmalloc(nring * sizeof(*rings));
+	trings = xmalloc(nring * sizeof(*trings));
 	for (i = 0; i < nev; i++)
 		evs[i].ids = xmalloc(nring * sizeof(u64));
 	nring = 0;
 	for (cpu = 0; cpu < 1024; cpu++) {
-		struct ring *r = rings + nring;
+		/* The CPU's first event owns its backward ring, its first
+		 * tripwire its forward ring; the others are routed in. */
+		struct ring *r = rings + nring, *tr = trings + nring;
 
 		if (!(want[cpu / 64] >> cpu % 64 & 1))
 			continue;
 		for (i = 0; i < nev; i++) {
 			struct event *e = evs + i;
+			struct ring *to = e->trip ? tr : r;
 			int fd = ring_event_open(&e->attr, cpu, -1);
 
 			if (fd < 0)
 				open_fail(e, cpu);
-			if (i == 0 && ring_map(r, fd, cpu, cfg_buf))
+			if (!to->base && ring_map(to, fd, cpu, e->trip ? TRIP_RING : cfg_buf, e->trip))
 				die(1, "mmap of a %L byte ring on cpu %d:", (u64)cfg_buf, cpu);
-			if (i && ring_attach(r, fd))
+			else if (to->fd != fd && ring_attach(to, fd))
 				die(1, "%s on cpu %d: SET_OUTPUT:", e->name, cpu);
 			if (e->filter && ioctl(fd, IOC_SET_FILTER, e->filter))
-				bad(cfg_text + e->pos, "the kernel rejects this filter");
+				die(2, "config: %s: the kernel rejects this filter", e->tok);
 			if (ioctl(fd, IOC_ID, &e->ids[nring]) || ioctl(fd, IOC_ENABLE, 0))
 				die(1, "%s: ioctl:", e->name);
 		}
@@ -749,7 +892,9 @@ struct ix {
 static unsigned char *cp;	/* copies of all rings, made while paused */
 static struct ix *ix;
 static size_t ixmax;
-static int stream_started, dumps, file_seq;
+static int stream_started, dumps, file_seq, rec_off;
+static unsigned char tbuf[1 << 16];	/* tripwire hits since the last dump */
+static size_t tn;
 
 static int ix_cmp(const void *a, const void *b)
 {
@@ -772,8 +917,9 @@ static u64 rec_time(const struct rec_hdr *h)
 	return h->size >= 8 + 24 ? *(const u64 *)(p + h->size - 24) : 0;
 }
 
-/* Index one ring's copy, oldest first, so equal times keep their order. */
-static size_t index_ring(size_t at, size_t len, size_t k)
+/* Index one ring's copy so that equal times keep their order: a
+ * backward ring's copy is newest first, a forward one's oldest first. */
+static size_t index_ring(size_t at, size_t len, size_t k, int backward)
 {
 	size_t off, n = 0, i;
 
@@ -781,12 +927,12 @@ static size_t index_ring(size_t at, size_t len, size_t k)
 		n++;
 	if (k + n > ixmax)
 		n = ixmax - k;
-	i = k + n;
-	for (off = 0; i > k; off += ((struct rec_hdr *)(cp + at + off))->size) {
-		i--;
-		ix[i].off = at + off;
-		ix[i].t = rec_time((void *)(cp + at + off));
-		ix[i].seq = i;
+	for (off = 0, i = 0; i < n; off += ((struct rec_hdr *)(cp + at + off))->size, i++) {
+		struct ix *x = ix + (backward ? k + n - 1 - i : k + i);
+
+		x->off = at + off;
+		x->t = rec_time((void *)(cp + at + off));
+		x->seq = x - ix;
 	}
 	return k + n;
 }
@@ -810,7 +956,7 @@ static int open_dump_file(char *name)
 	}
 }
 
-static void dump(void)
+static void dump(const char *why)
 {
 	u64 t0 = now_us(), t1, t2;
 	size_t tot = 0, nrec = 0, at[nring + 1], i;
@@ -829,12 +975,17 @@ static void dump(void)
 		if (!cfg_out)
 			r->prev = head;
 	}
-	for (i = 0; i < (size_t)nring; i++)
+	/* Recording that SIGUSR1 turned off stays off. */
+	for (i = 0; i < (size_t)nring && !rec_off; i++)
 		ring_pause(rings + i, 0);
 	t1 = now_us();
 	at[nring] = tot;
 	for (i = 0; i < (size_t)nring; i++)
-		nrec = index_ring(at[i], at[i + 1] - at[i], nrec);
+		nrec = index_ring(at[i], at[i + 1] - at[i], nrec, 1);
+	/* The tripwire hits go in too: perf script shows what tripped. */
+	memcpy(cp + tot, tbuf, tn);
+	nrec = index_ring(tot, tn, nrec, 0);
+	tn = 0;
 	qsort(ix, nrec, sizeof(*ix), ix_cmp);
 
 	dumps++;
@@ -870,14 +1021,125 @@ static void dump(void)
 	t2 = now_us();
 	if (err) {
 		errno = err;
-		msg("dump %d: writing %s failed, recording goes on:", dumps, name);
+		msg("dump %d (%s): writing %s failed, recording goes on:", dumps, why, name);
+	} else {
+		msg("dump %d (%s): %L bytes, %L records, %d CPUs, paused %L us, wrote in %L us, to %s",
+		    dumps, why, out_pos, (u64)nrec, nring, t1 - t0, t2 - t1, name);
+	}
+	if (cfg_dumps && dumps >= cfg_dumps) {
+		msg("made dumps=%d, exiting", (int)cfg_dumps);
+		exit(0);
+	}
+}
+
+/* ---- tripwires ---- */
+
+static u64 deadline, last_trip;	/* of the post-trigger dump, of the last trip */
+static char reason[128];
+
+static void trip_hit(struct trip *t, u32 pid)
+{
+	char path[32], comm[20];
+	long n;
+	u64 now = now_us();
+
+	fmt(path, sizeof(path), "/proc/%u/comm", pid);
+	n = readfile(path, comm, sizeof(comm) - 1);
+	comm[n > 0 ? n - 1 : 0] = 0;
+	if (++t->hits < t->count) {
+		msg("trip %s: hit %u of %u, by pid %u (%s)", t->what, t->hits, (unsigned)t->count, pid, comm);
 		return;
 	}
-	msg("dump %d: %L bytes, %L records, %d CPUs, paused %L us, wrote in %L us, to %s",
-	    dumps, out_pos, (u64)nrec, nring, t1 - t0, t2 - t1, name);
+	t->hits = 0;
+	if (deadline)
+		return;		/* a dump is on its way */
+	if (last_trip && now - last_trip < (u64)t->holdoff) {
+		msg("trip %s by pid %u (%s): within holdoff, not dumped (%u so far)",
+		    t->what, pid, comm, ++t->held);
+		return;
+	}
+	last_trip = now;
+	fmt(reason, sizeof(reason), "trip %s by pid %u (%s)", t->what, pid, comm);
+	if (t->after) {
+		msg("%s: dumping in %L ms", reason, (u64)t->after / 1000);
+		deadline = now + t->after;
+	} else {
+		dump(reason);
+	}
+}
+
+/* A record from a tripwire ring: keep it for the dump, count the hit. */
+static void trip_rec(const struct rec_hdr *h, void *ctx)
+{
+	const u64 *a = (const void *)(h + 1);
+	u32 pid;
+	int i, j;
+
+	if (h->type != REC_SAMPLE)
+		return;
+	if (tn + h->size <= sizeof(tbuf)) {
+		memcpy(tbuf + tn, h, h->size);
+		tn += h->size;
+	}
+	memcpy(&pid, a + 2, 4);		/* IDENTIFIER, IP, then {pid, tid} */
+	for (i = 0; i < nev; i++)
+		for (j = 0; j < nring; j++)
+			if (evs[i].trip && evs[i].ids[j] == a[0])
+				return trip_hit(trips + evs[i].trip - 1, pid);
 }
 
 /* ---- main ---- */
+
+/* Sleep in one poll: the signalfd and the tripwire rings, with a timeout
+ * only while a post-trigger dump is pending. */
+static int loop(int sfd, sigset_t *set)
+{
+	struct pollfd *p = xmalloc((1 + nring) * sizeof(*p));
+	int i, n = 1;
+
+	p[0].fd = sfd;
+	p[0].events = POLLIN;
+	for (i = 0; ntrip && i < nring; i++, n++) {
+		p[n].fd = trings[i].fd;
+		p[n].events = POLLIN;
+	}
+	msg("recording %d events on %d CPUs, %L KiB per CPU; SIGUSR2 dumps, SIGINT dumps and exits",
+	    nev, nring, (u64)cfg_buf >> 10);
+	for (;;) {
+		struct signalfd_siginfo si;
+		int timeout = -1;
+		u64 now = now_us();
+
+		if (deadline)
+			timeout = now >= deadline ? 0 : (deadline - now + 999) / 1000;
+		if (poll(p, n, timeout) < 0)
+			continue;
+		if (deadline && now_us() >= deadline) {
+			deadline = 0;
+			dump(reason);
+		}
+		for (i = 1; i < n; i++)
+			if (p[i].revents)
+				ring_read(trings + i - 1, trip_rec, 0);
+		if (!(p[0].revents & POLLIN) || read(sfd, &si, sizeof(si)) != sizeof(si))
+			continue;
+		if (si.ssi_signo == SIGUSR2) {
+			dump("signal");
+		} else if (si.ssi_signo == SIGUSR1) {
+			rec_off = !rec_off;
+			for (i = 0; i < nring; i++)
+				ring_pause(rings + i, rec_off);
+			msg(rec_off ? "recording off (SIGUSR1 turns it on)" : "recording on");
+		} else {
+			/* Final dump; a second SIGINT/SIGTERM kills us at once. */
+			sigdelset(set, SIGUSR1);
+			sigdelset(set, SIGUSR2);
+			sigprocmask(SIG_UNBLOCK, set, 0);
+			dump("exit");
+			return 0;
+		}
+	}
+}
 
 static _Noreturn void usage(int code)
 {
@@ -904,8 +1166,12 @@ static _Noreturn void usage(int code)
 "  cpus=LIST           CPUs to record, like 0,2-3 (default: all online)\n"
 "  stack               record kernel callchains\n"
 "  out=PATH            the same as -o PATH\n"
-"\n"
-"Default CONFIG: " DEFAULT_CONFIG "\n"
+"  trip=EVENT[/FILTER/][,count=N][,after=T][,holdoff=T]  dump when it hits;\n"
+"                      presets: trip=segv, trip=oom, trip=oops, trip=exit\n"
+"  after=T count=N holdoff=T   defaults for tripwires (T: 200ms, 2s)\n"
+"  dumps=N             exit after N dumps\n"
+"SIGUSR1 turns recording off and on.\n"
+"Default CONFIG: " DEFAULT_CONFIG " buf=128k\n"
 "Exit: 0 ok, 1 runtime failure, 2 usage or config error.\n";
 
 	if (CFG_LONG_HELP)
@@ -972,8 +1238,24 @@ int main(int argc, char **argv)
 		if (o)
 			cfg_out = o;	/* -o wins over out= */
 	}
+	/* Tripwires alone record the default events. */
+	for (i = c = 0; i < nev; i++)
+		c += !evs[i].trip;
+	if (!c && ntrip) {
+		static char def[] = DEFAULT_CONFIG;
+
+		cfg_default = 1;
+		cfg_parse(def);
+	}
 	if (!nev)
 		die(2, "config: no events");
+	for (i = 0; i < ntrip; i++) {
+		struct trip *t = trips + i;
+
+		t->count = t->count < 0 ? cfg_count : t->count;
+		t->after = t->after < 0 ? cfg_after : t->after;
+		t->holdoff = t->holdoff < 0 ? cfg_holdoff : t->holdoff;
+	}
 	if (cfg_out) {
 		char dir[4096], *sl;
 
@@ -1008,8 +1290,8 @@ int main(int argc, char **argv)
 	pd_tracing_build();
 	pd_features_build(ncpu, nring);
 	/* Everything a dump needs is allocated now, not in the dump. */
-	cp = xmalloc(nring * cfg_buf);
-	ixmax = nring * cfg_buf / 48 + nring;
+	cp = xmalloc(nring * cfg_buf + sizeof(tbuf));
+	ixmax = (nring * cfg_buf + sizeof(tbuf)) / 48 + nring;
 	ix = xmalloc(ixmax * sizeof(*ix));
 
 	/* Signals arrive in one place: the signalfd, read in the loop. */
@@ -1019,6 +1301,7 @@ int main(int argc, char **argv)
 	signal(SIGINT, SIG_DFL);
 	signal(SIGTERM, SIG_DFL);
 	sigemptyset(&set);
+	sigaddset(&set, SIGUSR1);
 	sigaddset(&set, SIGUSR2);
 	sigaddset(&set, SIGINT);
 	sigaddset(&set, SIGTERM);
@@ -1026,22 +1309,5 @@ int main(int argc, char **argv)
 	sfd = signalfd(-1, &set, SFD_CLOEXEC);
 	if (sfd < 0)
 		die(1, "signalfd:");
-	msg("recording %d events on %d CPUs, %L KiB per CPU; SIGUSR2 dumps, SIGINT dumps and exits",
-	    nev, nring, (u64)cfg_buf >> 10);
-	for (;;) {
-		struct signalfd_siginfo si;
-		struct pollfd p = { sfd, POLLIN, 0 };
-
-		if (poll(&p, 1, -1) < 0 || read(sfd, &si, sizeof(si)) != sizeof(si))
-			continue;
-		if (si.ssi_signo == SIGUSR2) {
-			dump();
-			continue;
-		}
-		/* Final dump; a second SIGINT/SIGTERM kills us at once. */
-		sigdelset(&set, SIGUSR2);
-		sigprocmask(SIG_UNBLOCK, &set, 0);
-		dump();
-		return 0;
-	}
+	return loop(sfd, &set);
 }

@@ -70,7 +70,7 @@ start_tracer() {
 # dump_wait LOG N: SIGUSR2, then wait for "dump N:" on stderr.
 dump_wait() {
 	kill -USR2 $TPID
-	wait_line "$1" "dump $2:"
+	wait_line "$1" "dump $2 ("
 }
 
 wait_line() {

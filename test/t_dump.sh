@@ -30,7 +30,7 @@ if start_tracer "$T/d"; then
 		pass "cpu-clock samples of the workload" || fail "cpu-clock samples of the workload"
 	perf report -i "$T/d.out" --stdio >"$T/d.rep" 2>&1; testing "perf report exits 0" 0 $?
 	grep -q "$W" "$T/d.rep" && pass "perf report shows the workload" || fail "perf report shows the workload"
-	l=$(grep "dump 1:" "$T/d.err")
+	l=$(grep "dump 1 (signal):" "$T/d.err")
 	case "$l" in *" bytes, "*" records, 2 CPUs, paused "*" us, wrote in "*" us"*) pass "dump line: bytes, records, CPUs, pause, write" ;;
 	*) fail "dump line: bytes, records, CPUs, pause, write" "$l" ;; esac
 	kill $WPID
@@ -137,7 +137,7 @@ fi
 for i in $(seq 50); do grep -q recording "$T/e.err" 2>/dev/null && break; sleep 0.1; done
 TP=$(pgrep -f "^$TRACER sched:sched_switch$")
 kill -USR2 $TP; sleep 0.5; kill -USR2 $TP; sleep 0.5
-grep -q "dump 2: writing stdout failed, recording goes on: Broken pipe" "$T/e.err" &&
+grep -q "dump 2 (signal): writing stdout failed, recording goes on: Broken pipe" "$T/e.err" &&
 	kill -0 $TP 2>/dev/null && pass "EPIPE is reported and recording goes on" ||
 	fail "EPIPE is reported and recording goes on" "$(cat "$T/e.err")"
 kill -INT $TP 2>/dev/null; wait
