@@ -470,6 +470,14 @@ void pd_sideband(int new_only)
 	each_num("/proc", proc_one, 0);
 }
 
+/* A thread /proc may no longer know, such as one that tripped a wire. */
+void pd_comm(u32 pid, u32 tid, const char *comm)
+{
+	u32 c[2] = { pid, tid };
+
+	rec(REC_COMM, 0, c, sizeof(c), comm);
+}
+
 void pd_record(const struct rec_hdr *h)
 {
 	out_put(h, h->size);

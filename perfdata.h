@@ -44,6 +44,7 @@ void pd_stream_head(void);
 void pd_file_head(void);
 void pd_sideband(int only_new);
 void pd_record(const struct rec_hdr *h);
+void pd_comm(u32 pid, u32 tid, const char *comm);
 void pd_stream_round(void);
 int pd_file_end(int fd);
 

@@ -895,6 +895,8 @@ static size_t ixmax;
 static int stream_started, dumps, file_seq, rec_off;
 static unsigned char tbuf[1 << 16];	/* tripwire hits since the last dump */
 static size_t tn;
+static u32 hit_id[2];		/* pid, tid of the last hit */
+static char hit_comm[20];	/* its comm, read at the hit */
 
 static int ix_cmp(const void *a, const void *b)
 {
@@ -1005,6 +1007,9 @@ static void dump(const char *why)
 			pd_stream_head();
 		pd_sideband(stream_started);
 	}
+	if (hit_comm[0] && strcmp(hit_comm, "?"))
+		pd_comm(hit_id[0], hit_id[1], hit_comm);
+	hit_comm[0] = 0;
 	for (i = 0; i < nrec; i++)
 		pd_record((void *)(cp + ix[i].off));
 	if (cfg_out) {
@@ -1037,15 +1042,53 @@ static void dump(const char *why)
 static u64 deadline, last_trip;	/* of the post-trigger dump, of the last trip */
 static char reason[128];
 
+/* Where a tracepoint has a fixed "char comm[16]" field, or -1. */
+static int tp_comm_off(const char *name)
+{
+	static char b[8192];
+	char path[300], *p;
+	long n;
+
+	fmt(path, sizeof(path), "%s/events/%s/format", tracefs, name);
+	*strchr(path + strlen(tracefs), ':') = '/';
+	n = readfile(path, b, sizeof(b) - 1);
+	b[n > 0 ? n : 0] = 0;
+#define COMM_FIELD "\tfield:char comm[16];\toffset:"
+	p = strstr(b, COMM_FIELD);
+	return p ? atoi(p + sizeof(COMM_FIELD) - 1) : -1;
+}
+
+/* Who hit: /proc now, since a crashing process may be gone by the time
+ * we dump; if it is gone already, the tracepoint's own comm field. */
+static void trip_who(const struct rec_hdr *h, const struct event *e, const u32 *id)
+{
+	const u64 *a = (const void *)(h + 1);
+	const unsigned char *raw;
+	char path[32];
+	long n, off;
+
+	memcpy(hit_id, id, sizeof(hit_id));
+	fmt(path, sizeof(path), "/proc/%u/comm", id[1]);
+	n = readfile(path, hit_comm, sizeof(hit_comm) - 1);
+	hit_comm[n > 0 ? n - 1 : 0] = 0;
+	if (n > 0)
+		return;
+	strcpy(hit_comm, "?");
+	if (e->attr.type != TYPE_TRACEPOINT || (off = tp_comm_off(e->name)) < 0)
+		return;
+	a += 6;					/* IDENTIFIER IP TID TIME CPU PERIOD */
+	if (e->attr.sample_type & S_CALLCHAIN)
+		a += 1 + *a;
+	raw = (const unsigned char *)a + 4;	/* u32 size, then the raw data */
+	if ((const unsigned char *)h + h->size >= raw + off + 16)
+		memcpy(hit_comm, raw + off, 15), hit_comm[15] = 0;
+}
+
 static void trip_hit(struct trip *t, u32 pid)
 {
-	char path[32], comm[20];
-	long n;
+	char *comm = hit_comm;
 	u64 now = now_us();
 
-	fmt(path, sizeof(path), "/proc/%u/comm", pid);
-	n = readfile(path, comm, sizeof(comm) - 1);
-	comm[n > 0 ? n - 1 : 0] = 0;
 	if (++t->hits < t->count) {
 		msg("trip %s: hit %u of %u, by pid %u (%s)", t->what, t->hits, (unsigned)t->count, pid, comm);
 		return;
@@ -1072,7 +1115,7 @@ static void trip_hit(struct trip *t, u32 pid)
 static void trip_rec(const struct rec_hdr *h, void *ctx)
 {
 	const u64 *a = (const void *)(h + 1);
-	u32 pid;
+	u32 id[2];
 	int i, j;
 
 	if (h->type != REC_SAMPLE)
@@ -1081,11 +1124,11 @@ static void trip_rec(const struct rec_hdr *h, void *ctx)
 		memcpy(tbuf + tn, h, h->size);
 		tn += h->size;
 	}
-	memcpy(&pid, a + 2, 4);		/* IDENTIFIER, IP, then {pid, tid} */
+	memcpy(id, a + 2, 8);		/* IDENTIFIER, IP, then {pid, tid} */
 	for (i = 0; i < nev; i++)
 		for (j = 0; j < nring; j++)
 			if (evs[i].trip && evs[i].ids[j] == a[0])
-				return trip_hit(trips + evs[i].trip - 1, pid);
+				return trip_who(h, evs + i, id), trip_hit(trips + evs[i].trip - 1, id[0]);
 }
 
 /* ---- main ---- */

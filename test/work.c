@@ -4,6 +4,9 @@
  *   sleep MS   sleep (a voluntary context switch)
  *   close N    close(100000 + i) for i in 0..N-1: numbered syscalls
  *   signal     send ourselves SIGUSR1 (caught): signal_generate sig=10
+ *   eat MB     allocate and touch MB megabytes (for the OOM killer)
+ *   crash      dereference NULL
+ *   exit N     exit with status N
  *   hold       wait for SIGTERM, so /proc still knows us at dump time
  */
 #include <signal.h>
@@ -44,6 +47,14 @@ int main(int argc, char **argv)
 			i++;
 		} else if (!strcmp(argv[i], "signal"))
 			kill(getpid(), SIGUSR1);
+		else if (!strcmp(argv[i], "eat")) {
+			for (long k = 0; k < n; k++)
+				memset(malloc(1 << 20), 1, 1 << 20);
+			i++;
+		} else if (!strcmp(argv[i], "crash"))
+			return *(volatile int *)(argv[i] - (long)argv[i]);
+		else if (!strcmp(argv[i], "exit"))
+			return n;
 		else if (!strcmp(argv[i], "hold"))
 			for (;;)
 				pause();

@@ -1,0 +1,173 @@
+# Tripwires and controls: dumps that happen by themselves, judged by perf.
+
+# wait_file FILE SECONDS: until FILE exists and is not empty
+wait_file() {
+	local i
+	for i in $(seq $(($2 * 10))); do [ -s "$1" ] && return 0; sleep 0.1; done
+	return 1
+}
+
+C=cr$$x$RANDOM; C=${C:0:15}	# the crasher's unique comm
+crash() { "$T/$C" "$@" crash; } 2>/dev/null	# quiet: no "Segmentation fault"
+
+# --- 1. trip=segv: a crash dumps within 2 s, with the crash in it ---
+rm -f "$T/D"*
+if start_tracer "$T/t1" -o "$T/D" 'sched:sched_switch sched:sched_process_exec trip=segv buf=256k'; then
+	cp "$T/work" "$T/$C"
+	crash sleep 20
+	if wait_file "$T/D" 2 && wait_line "$T/t1" "dump 1 (trip segv" >/dev/null; then
+		pass "trip=segv: a crash dumps within 2 s, no signal sent"
+	else
+		fail "trip=segv: a crash dumps within 2 s" "$(cat "$T/t1.err")"
+	fi
+	grep -q "dump 1 (trip segv by pid [0-9]* ($C))" "$T/t1.err" && pass "the dump line names the tripwire, pid and comm" ||
+		fail "the dump line names the tripwire, pid and comm" "$(grep 'dump 1' "$T/t1.err")"
+	perf script -i "$T/D" --ns >"$T/D.txt" 2>/dev/null
+	sig=$(grep -n "signal:signal_generate: sig=11 .*comm=$C " "$T/D.txt" | head -1)
+	[ -n "$sig" ] && pass "perf script shows signal_generate sig=11 for the crasher" ||
+		fail "perf script shows signal_generate sig=11 for the crasher" "$(grep signal_generate "$T/D.txt" | head -3)"
+	exe=$(grep -n "sched_process_exec: filename=$T/$C " "$T/D.txt" | head -1)
+	[ -n "$exe" ] && [ "${exe%%:*}" -lt "${sig%%:*}" ] && pass "its events just before the crash are there" ||
+		fail "its events just before the crash are there" "exec line ${exe%%:*}, signal line ${sig%%:*}"
+	grep -qE "^ *$C " "$T/D.txt" && pass "the crasher's comm is known though it is gone" ||
+		fail "the crasher's comm is known though it is gone"
+	stop_tracer >/dev/null
+fi
+
+# --- 2. after=300ms keeps what happens after the hit ---
+M=mk$$x$RANDOM; M=${M:0:15}
+cp "$T/work" "$T/$M"
+for after in "" ",after=300ms"; do
+	rm -f "$T/A"*
+	start_tracer "$T/t2" -o "$T/A" "sched:sched_process_exec trip=segv$after" || continue
+	crash
+	sleep 0.1; "$T/$M"
+	wait_file "$T/A" 3; sleep 0.2
+	stop_tracer >/dev/null
+	perf script -i "$T/A" >"$T/A.txt" 2>/dev/null
+	if [ -n "$after" ]; then
+		grep -q "filename=$T/$M " "$T/A.txt" && pass "after=300ms: a marker 100 ms after the crash is in the dump" ||
+			fail "after=300ms: a marker 100 ms after the crash is in the dump" "$(cat "$T/t2.err")"
+	else
+		grep -q "filename=$T/$C " "$T/A.txt" && ! grep -q "filename=$T/$M " "$T/A.txt" &&
+			pass "no after: the dump ends at the crash, the marker is not in it" ||
+			fail "no after: the dump ends at the crash" "$(grep exec "$T/A.txt" | tail -3)"
+	fi
+done
+
+# --- 3. a filter filters; count=3 trips on the third hit only ---
+rm -f "$T/F"*
+if start_tracer "$T/t3" -o "$T/F" 'sched:sched_switch trip=signal:signal_generate/sig==11/,count=3'; then
+	run_work "${C:0:12}usr" hold; sleep 0.2
+	for i in 1 2 3 4 5; do kill -USR1 $WPID; done
+	kill $WPID
+	crash; crash
+	sleep 1
+	[ ! -e "$T/F" ] && grep -q "hit 2 of 3" "$T/t3.err" && pass "SIGUSR1s and two of count=3 crashes do not trip" ||
+		fail "SIGUSR1s and two of count=3 crashes do not trip" "$(cat "$T/t3.err")"
+	crash
+	wait_file "$T/F" 2 && grep -q "dump 1 (trip signal:signal_generate/sig==11/ by" "$T/t3.err" &&
+		pass "count=3 trips on the third hit" || fail "count=3 trips on the third hit" "$(cat "$T/t3.err")"
+	n=$(perf script -i "$T/F" 2>/dev/null | grep -c "signal_generate: sig=11 .*comm=$C ")
+	testing "the dump holds the three hits" 3 "$n"
+	stop_tracer >/dev/null
+fi
+
+# --- 4. holdoff and dumps=N ---
+rm -f "$T/H"*
+if start_tracer "$T/t4" -o "$T/H" 'sched:sched_switch trip=segv holdoff=10s dumps=2'; then
+	crash
+	wait_file "$T/H" 2
+	crash; sleep 0.5
+	grep -q "within holdoff, not dumped (1 so far)" "$T/t4.err" && [ ! -e "$T/H.1" ] &&
+		pass "holdoff=10s: a second crash is counted, not dumped" ||
+		fail "holdoff=10s: a second crash is counted, not dumped" "$(cat "$T/t4.err")"
+	kill -USR2 $TPID
+	for i in $(seq 30); do kill -0 $TPID 2>/dev/null || break; sleep 0.1; done
+	wait $TPID; rc=$?
+	[ $rc = 0 ] && [ -s "$T/H.1" ] && grep -q "made dumps=2, exiting" "$T/t4.err" &&
+		pass "dumps=2: exits 0 after the second dump" || fail "dumps=2: exits 0 after the second dump" "rc=$rc $(cat "$T/t4.err")"
+fi
+rm -f "$T/O1"*
+if start_tracer "$T/t5" -o "$T/O1" 'trip=segv dumps=1'; then
+	crash
+	for i in $(seq 30); do kill -0 $TPID 2>/dev/null || break; sleep 0.1; done
+	wait $TPID; rc=$?
+	testing "dumps=1 is one-shot: exit 0 after the trip" "0 yes" "$rc $([ -s "$T/O1" ] && echo yes)"
+fi
+
+# --- 5. presets oom, oops, exit, proven for real ---
+CG=
+if grep -qw memory /sys/fs/cgroup/cgroup.controllers 2>/dev/null; then
+	CG=/sys/fs/cgroup/tracer-test-$$; mkdir -p $CG && echo 32M >$CG/memory.max && echo 0 >$CG/memory.swap.max 2>/dev/null
+elif [ -d /sys/fs/cgroup/memory ]; then
+	CG=/sys/fs/cgroup/memory/tracer-test-$$; mkdir -p $CG && echo 32M >$CG/memory.limit_in_bytes
+fi
+if [ -z "$CG" ]; then
+	skip "trip=oom" "no memory cgroup to provoke an OOM kill safely"
+elif start_tracer "$T/t6" -o "$T/OOM" 'trip=oom dumps=1'; then
+	E=ea$$x$RANDOM; E=${E:0:15}; cp "$T/work" "$T/$E"
+	eat() { (echo $BASHPID >$CG/cgroup.procs; exec "$T/$E" eat 200); } 2>/dev/null
+	eat
+	for i in $(seq 30); do kill -0 $TPID 2>/dev/null || break; sleep 0.1; done
+	wait $TPID
+	perf script -i "$T/OOM" 2>/dev/null | grep -q "oom:mark_victim: pid=[0-9]* comm=$E " &&
+		pass "trip=oom: an OOM kill in a 32M cgroup dumps, with mark_victim" ||
+		fail "trip=oom: an OOM kill dumps" "$(cat "$T/t6.err")"
+fi
+[ -n "$CG" ] && rmdir $CG 2>/dev/null
+
+# The kernel's console tracepoint sees what is written to /dev/kmsg.
+if start_tracer "$T/t7" -o "$T/OP" 'trip=oops dumps=1'; then
+	echo "<4>WARNING: CPU: 0 PID: $$ tracer test $C" >/dev/kmsg
+	for i in $(seq 30); do kill -0 $TPID 2>/dev/null || break; sleep 0.1; done
+	wait $TPID
+	perf script -i "$T/OP" 2>/dev/null | grep -q "printk:console: .*WARNING: CPU: 0 PID: $$ tracer test $C" &&
+		pass "trip=oops: a WARNING line dumps (via /dev/kmsg)" || fail "trip=oops: a WARNING line dumps" "$(cat "$T/t7.err")"
+fi
+# Any non-zero exit on the system trips this one (even a grep -q), so
+# the check is that our exit(3) made a dump and our exit(0) did not.
+rm -f "$T/EX"*
+if start_tracer "$T/t8" -o "$T/EX" 'trip=exit'; then
+	"$T/work" exit 0 & p0=$!; wait $p0
+	"$T/$C" exit 3 & p3=$!; wait $p3
+	wait_line "$T/t8" "trip exit by pid $p3 " >/dev/null
+	stop_tracer >/dev/null
+	grep -q "trip exit by pid $p3 " "$T/t8.err" && ! grep -q "trip exit by pid $p0 " "$T/t8.err" &&
+		pass "trip=exit: exit(3) dumps, exit(0) does not" || fail "trip=exit: exit(3) dumps" "$(cat "$T/t8.err")"
+	cat "$T/EX"* >/dev/null 2>&1
+	for f in "$T/EX"*; do perf script -i "$f" 2>/dev/null; done | grep -q "^ *[^ ]* *$p3 .*sys_enter_exit_group: error_code: 0x0*3$" &&
+		pass "trip=exit: the dump shows the exit_group(3)" || fail "trip=exit: the dump shows the exit_group(3)"
+fi
+err=$("$TRACER" 'trip=nosuchpreset' 2>&1 >/dev/null); rc=$?
+case "$rc:$err" in 2:*"'trip=nosuchpreset' at 1"*) pass "an unknown tripwire is a config error" ;;
+*) fail "an unknown tripwire is a config error" "rc=$rc $err" ;; esac
+err=$("$TRACER" 'trip=segv,count=0' 2>&1 >/dev/null); rc=$?
+testing "trip=segv,count=0 exits 2" 2 $rc
+err=$("$TRACER" 'trip=segv after=5' 2>&1 >/dev/null); rc=$?
+case "$rc:$err" in 2:*"'after=5' at 11"*) pass "after= needs a unit" ;; *) fail "after= needs a unit" "rc=$rc $err" ;; esac
+
+# --- 6. SIGUSR1 turns recording off, then on ---
+if start_tracer "$T/t9" 'sched:sched_process_exec'; then
+	kill -USR1 $TPID; wait_line "$T/t9" "recording off" >/dev/null
+	cp "$T/work" "$T/${C:0:12}off"; "$T/${C:0:12}off"
+	dump_wait "$T/t9" 1
+	kill -USR1 $TPID; wait_line "$T/t9" "recording on" >/dev/null
+	cp "$T/work" "$T/${C:0:12}on"; "$T/${C:0:12}on"
+	stop_tracer >/dev/null
+	perf script -i "$T/t9.out" >"$T/t9.txt" 2>/dev/null
+	! grep -q "filename=$T/${C:0:12}off " "$T/t9.txt" && pass "SIGUSR1 off: a workload's events are absent" ||
+		fail "SIGUSR1 off: a workload's events are absent"
+	grep -q "filename=$T/${C:0:12}on " "$T/t9.txt" && pass "SIGUSR1 on: events are recorded again" ||
+		fail "SIGUSR1 on: events are recorded again" "$(cat "$T/t9.err")"
+fi
+
+# --- 7. armed tripwires cost no wake-ups ---
+if start_tracer "$T/ti" 'trip=segv trip=oom trip=signal:signal_generate/sig==31/'; then
+	sleep 0.5
+	a=$(awk '/^voluntary_ctxt_switches/ { print $2 }' /proc/$TPID/status)
+	sleep 5
+	b=$(awk '/^voluntary_ctxt_switches/ { print $2 }' /proc/$TPID/status)
+	testing "tripwires armed, idle 5 s: voluntary context switches do not grow" "$a" "$b"
+	stop_tracer >/dev/null
+fi
