@@ -31,7 +31,7 @@ void *xmalloc(size_t n);
 void dir_each(const char *dir, void (*fn)(const char *, void *), void *ctx);
 
 /* The output: a buffered sink that remembers its first error. */
-void out_start(int fd);
+void sink_write(const char *p, size_t n);
 void out_put(const void *p, size_t n);
 int out_end(void);		/* flush; 0 or the first errno */
 extern u64 out_pos;
@@ -47,5 +47,11 @@ void pd_record(const struct rec_hdr *h);
 void pd_comm(u32 pid, u32 tid, const char *comm);
 void pd_stream_round(void);
 int pd_file_end(int fd);
+
+/* frame.c: text framing for shared consoles, and extract mode. */
+void frame_begin(int dump);
+void frame_put(const void *p, size_t n);
+void frame_end(void);
+int frame_extract(int sel, const char *out);
 
 #endif

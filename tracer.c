@@ -23,11 +23,12 @@
 #include <sys/signalfd.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <termios.h>
 #include "perfdata.h"
 
-#define DEFAULT_CONFIG "sched:sched_switch sched:sched_wakeup " \
-	"sched:sched_process_exec sched:sched_process_exit " \
-	"signal:signal_generate cpu-clock@49"
+#define DEFAULT_CONFIG "sched:sched_switch sched:sched_wakeup\n" \
+	"  sched:sched_process_exec sched:sched_process_exit\n" \
+	"  signal:signal_generate cpu-clock@49"
 #define DEFAULT_BUF (128 << 10)
 #define DEFAULT_HZ 99
 #define TRIP_RING (8 << 10)
@@ -125,6 +126,8 @@ void msg(const char *f, ...)
 	va_end(ap);
 }
 
+static void restore_tty(void);
+
 _Noreturn void die(int code, const char *f, ...)
 {
 	va_list ap;
@@ -132,6 +135,7 @@ _Noreturn void die(int code, const char *f, ...)
 	va_start(ap, f);
 	vmsg(f, ap);
 	va_end(ap);
+	restore_tty();
 	_exit(code);
 }
 
@@ -166,32 +170,83 @@ static u64 now_us(void)
 	return t.tv_sec * 1000000ULL + t.tv_nsec / 1000;
 }
 
-/* ---- output sink ---- */
+static int cfg_frame, dumps;
+static int sink_fd = -1;	/* a stream: stdout, a tty, a fifo; -1: files */
+static const char *sink_name = "stdout";
+
+/* ---- output sink ----
+ * Writes wait in poll() for room, so that during the final dump a second
+ * SIGINT/SIGTERM (on the signalfd) is seen at once, and so that a slow
+ * link can report progress. A failing sink only fails this dump. */
 
 static char obuf[1 << 16];
 static size_t on;
-static int ofd, oerr;
+static int ofd, oerr, ofinal, osfd = -1, oframe;
+static u64 ot0, otick, owritten, ohint;
 u64 out_pos;
+static struct termios tio_saved;
+static int tio_fd = -1;
 
-static void out_flush(const char *p, size_t n)
+/* Every exit path comes here: put a serial port back as we found it. */
+static void restore_tty(void)
+{
+	if (CFG_SERIAL && tio_fd >= 0)
+		tcsetattr(tio_fd, TCSANOW, &tio_saved);
+}
+
+void sink_write(const char *p, size_t n)
 {
 	while (n && !oerr) {
-		ssize_t w = write(ofd, p, n);
+		struct pollfd pf[2] = { { ofd, POLLOUT, 0 }, { osfd, POLLIN, 0 } };
+		ssize_t w;
+		u64 t;
 
-		if (w < 0 && errno == EINTR)
+		if (poll(pf, 1 + (ofinal && osfd >= 0), -1) < 0)
 			continue;
-		if (w <= 0)
+		if (pf[1].revents) {
+			msg("second signal: exiting before the final dump is written");
+			restore_tty();
+			_exit(1);
+		}
+		/* A pipe or tty takes PIPE_BUF without blocking once POLLOUT. */
+		w = write(ofd, p, n > 4096 ? 4096 : n);
+		if (w < 0 && (errno == EINTR || errno == EAGAIN))
+			continue;
+		if (w <= 0) {
 			oerr = w ? errno : EIO;
-		else
-			p += w, n -= w;
+			break;
+		}
+		p += w, n -= w, owritten += w;
+		t = now_us();
+		if (t - otick >= 3000000) {
+			u64 rate = owritten * 1000000 / (t - ot0 + 1) + 1;
+
+			otick = t;
+			msg("dump %d: %L of ~%L bytes written, %L s to go", dumps,
+			    owritten, ohint, ohint > owritten ? (ohint - owritten) / rate : 0);
+		}
 	}
 }
 
-void out_start(int fd)
+static void out_flush(const char *p, size_t n)
+{
+	if (CFG_FRAME && oframe)
+		frame_put(p, n);
+	else
+		sink_write(p, n);
+}
+
+/* hint: about how many bytes this dump will be, for progress messages. */
+static void out_begin(int fd, u64 hint)
 {
 	ofd = fd;
 	on = oerr = 0;
-	out_pos = 0;
+	out_pos = owritten = 0;
+	ot0 = otick = now_us();
+	ohint = hint;
+	oframe = cfg_frame;
+	if (CFG_FRAME && oframe)
+		frame_begin(dumps);
 }
 
 void out_put(const void *p, size_t n)
@@ -213,6 +268,9 @@ int out_end(void)
 {
 	out_flush(obuf, on);
 	on = 0;
+	if (CFG_FRAME && oframe)
+		frame_end();
+	oframe = 0;
 	return oerr;
 }
 
@@ -224,6 +282,7 @@ static unsigned long cfg_buf = DEFAULT_BUF;
 static char *cfg_out;
 static u64 cfg_cpus[16];		/* bitmap; empty: all online */
 static int cfg_stack, cfg_default;
+static long cfg_baud;
 
 /* Tripwires: events that dump by themselves when they hit. Their options
  * are -1 until the end of the config, then take the global keys. */
@@ -545,6 +604,41 @@ static int sysfs_cpus(const char *path, u64 *set)
 	return cpulist(b, set);
 }
 
+static speed_t baud(long b)
+{
+	static const struct { int b; speed_t s; } t[] = {
+		{ 9600, B9600 }, { 19200, B19200 }, { 38400, B38400 }, { 57600, B57600 },
+		{ 115200, B115200 }, { 230400, B230400 }, { 460800, B460800 },
+		{ 500000, B500000 }, { 576000, B576000 }, { 921600, B921600 },
+		{ 1000000, B1000000 }, { 1500000, B1500000 }, { 2000000, B2000000 },
+		{ 3000000, B3000000 }, { 4000000, B4000000 },
+	};
+	unsigned i;
+
+	for (i = 0; i < sizeof(t) / sizeof(*t); i++)
+		if (t[i].b == b)
+			return t[i].s;
+	return 0;
+}
+
+/* A serial port: raw, at the speed asked for; restored on every exit. */
+static void tty_raw(int fd)
+{
+	struct termios t;
+
+	if (tcgetattr(fd, &tio_saved))
+		die(1, "%s: tcgetattr:", sink_name);
+	tio_fd = fd;
+	t = tio_saved;
+	cfmakeraw(&t);
+	if (cfg_baud) {
+		cfsetospeed(&t, baud(cfg_baud));
+		cfsetispeed(&t, baud(cfg_baud));
+	}
+	if (tcsetattr(fd, TCSANOW, &t))
+		die(1, "%s: tcsetattr:", sink_name);
+}
+
 /* "200ms", "2s", "500us" in microseconds; -1 on garbage. */
 static long dur(const char *s)
 {
@@ -680,6 +774,19 @@ static void cfg_parse(char *s)
 				*eq = '=';
 				if ((*g = num(eq + 1, 0)) <= 0)
 					bad(tok, "a number from 1");
+			} else if (!strcmp(tok, "frame")) {
+				*eq = '=';
+				if (!CFG_FRAME)
+					bad(tok, "framing is not built in (CONFIG_FRAME)");
+				if (strcmp(eq + 1, "text"))
+					bad(tok, "the one framing is frame=text");
+				cfg_frame = 1;
+			} else if (!strcmp(tok, "baud")) {
+				*eq = '=';
+				if (!CFG_SERIAL)
+					bad(tok, "serial output is not built in (CONFIG_SERIAL)");
+				if (!baud(cfg_baud = num(eq + 1, 0)))
+					bad(tok, "not a speed termios knows (9600 ... 4000000)");
 			} else if (!strcmp(tok, "out")) {
 				*eq = '=';
 				if (!eq[1])
@@ -687,7 +794,7 @@ static void cfg_parse(char *s)
 				cfg_out = eq + 1;
 			} else {
 				*eq = '=';
-				bad(tok, "unknown key (buf= cpus= out= trip= after= holdoff= count= dumps=)");
+				bad(tok, "unknown key (buf= cpus= out= trip= after= holdoff= count= dumps= frame= baud=)");
 			}
 		} else {
 			cfg_event(tok, tok);
@@ -802,7 +909,7 @@ static void list(void)
 	for (i = 0, n = 0; i < l.n; i += strlen(l.b + i) + 1)
 		v[n++] = l.b + i;
 	qsort(v, n, sizeof(*v), cmpstr);
-	out_start(1);
+	out_begin(1, 0);
 	for (i = 0; i < n; i++) {
 		out_put(v[i], strlen(v[i]));
 		out_put("\t[tracepoint]\n", 14);
@@ -892,7 +999,8 @@ struct ix {
 static unsigned char *cp;	/* copies of all rings, made while paused */
 static struct ix *ix;
 static size_t ixmax;
-static int stream_started, dumps, file_seq, rec_off;
+static int stream_started, file_seq, rec_off;
+
 static unsigned char tbuf[1 << 16];	/* tripwire hits since the last dump */
 static size_t tn;
 static u32 hit_id[2];		/* pid, tid of the last hit */
@@ -963,7 +1071,10 @@ static void dump(const char *why)
 	u64 t0 = now_us(), t1, t2;
 	size_t tot = 0, nrec = 0, at[nring + 1], i;
 	char name[4096];
-	int fd = 1, err;
+	/* Files and framed dumps each stand alone; a binary stream sends
+	 * only what is new since the last dump. */
+	int fd = sink_fd, err, standalone = sink_fd < 0 || cfg_frame;
+	int binfile = sink_fd < 0 && !cfg_frame;
 
 	/* The blind window: from the first pause to the last resume. */
 	for (i = 0; i < (size_t)nring; i++)
@@ -973,8 +1084,8 @@ static void dump(const char *why)
 		unsigned long head = ring_head(r);
 
 		at[i] = tot;
-		tot += ring_walk(r->data, r->size, head, (cfg_out ? 0 : r->prev) - head, cp + tot);
-		if (!cfg_out)
+		tot += ring_walk(r->data, r->size, head, (standalone ? 0 : r->prev) - head, cp + tot);
+		if (!standalone)
 			r->prev = head;
 	}
 	/* Recording that SIGUSR1 turned off stays off. */
@@ -991,37 +1102,38 @@ static void dump(const char *why)
 	qsort(ix, nrec, sizeof(*ix), ix_cmp);
 
 	dumps++;
-	if (cfg_out) {
+	if (sink_fd < 0) {
 		if ((fd = open_dump_file(name)) < 0) {
-			msg("dump %d: %s:", dumps, name);
+			msg("dump %d (%s): %s:", dumps, why, name);
 			return;
 		}
 		file_seq++;
-		out_start(fd);
-		pd_file_head();
-		pd_sideband(0);
 	} else {
-		strcpy(name, "stdout");
-		out_start(1);
-		if (!stream_started)
-			pd_stream_head();
-		pd_sideband(stream_started);
+		strcpy(name, sink_name);
 	}
+	out_begin(fd, tot + (64 << 10));
+	if (binfile)
+		pd_file_head();
+	else if (standalone || !stream_started)
+		pd_stream_head();
+	pd_sideband(!standalone && stream_started);
 	if (hit_comm[0] && strcmp(hit_comm, "?"))
 		pd_comm(hit_id[0], hit_id[1], hit_comm);
 	hit_comm[0] = 0;
 	for (i = 0; i < nrec; i++)
 		pd_record((void *)(cp + ix[i].off));
-	if (cfg_out) {
+	if (binfile) {
 		err = pd_file_end(fd);
-		close(fd);
-		if (err)
-			unlink(name);
 	} else {
 		pd_stream_round();
 		err = out_end();
 		if (!err)
 			stream_started = 1;
+	}
+	if (sink_fd < 0) {
+		close(fd);
+		if (err)
+			unlink(name);	/* ours (O_EXCL), and useless half written */
 	}
 	t2 = now_us();
 	if (err) {
@@ -1033,6 +1145,7 @@ static void dump(const char *why)
 	}
 	if (cfg_dumps && dumps >= cfg_dumps) {
 		msg("made dumps=%d, exiting", (int)cfg_dumps);
+		restore_tty();
 		exit(0);
 	}
 }
@@ -1135,7 +1248,7 @@ static void trip_rec(const struct rec_hdr *h, void *ctx)
 
 /* Sleep in one poll: the signalfd and the tripwire rings, with a timeout
  * only while a post-trigger dump is pending. */
-static int loop(int sfd, sigset_t *set)
+static int loop(int sfd)
 {
 	struct pollfd *p = xmalloc((1 + nring) * sizeof(*p));
 	int i, n = 1;
@@ -1174,10 +1287,9 @@ static int loop(int sfd, sigset_t *set)
 				ring_pause(rings + i, rec_off);
 			msg(rec_off ? "recording off (SIGUSR1 turns it on)" : "recording on");
 		} else {
-			/* Final dump; a second SIGINT/SIGTERM kills us at once. */
-			sigdelset(set, SIGUSR1);
-			sigdelset(set, SIGUSR2);
-			sigprocmask(SIG_UNBLOCK, set, 0);
+			/* Final dump; a second SIGINT/SIGTERM ends it at once. */
+			ofinal = 1;
+			osfd = sfd;
 			dump("exit");
 			return 0;
 		}
@@ -1187,40 +1299,32 @@ static int loop(int sfd, sigset_t *set)
 static _Noreturn void usage(int code)
 {
 	static const char full[] =
-"usage: tracer [-o FILE] [-f CONFIG_FILE] ['CONFIG']\n"
-"       tracer -l | -h\n"
-"Record system-wide perf events into one overwriting ring per CPU and\n"
-"sleep. SIGUSR2 dumps the rings as perf.data; SIGINT or SIGTERM dumps\n"
-"and exits. Analyze with: perf script -i DUMP, perf report -i DUMP.\n"
-"\n"
-"  -o FILE  each dump is a new perf.data file: FILE, FILE.1, FILE.2, ...\n"
-"           (never overwritten). Default: one pipe-mode stream on stdout.\n"
-"  -f FILE  read CONFIG from FILE\n"
-"  -l       list the events this kernel offers\n"
-"\n"
+"usage: tracer [-o FILE|DEVICE] [-f CONFIG_FILE] ['CONFIG']    record\n"
+"       tracer -x [-n N] [-o FILE] < CAPTURE   extract framed dumps\n"
+"       tracer -l | -h                         list events | this help\n"
+"Records system-wide perf events into one overwriting ring per CPU and\n"
+"sleeps. SIGUSR2 or a tripwire dumps them as perf.data; SIGUSR1 turns\n"
+"recording off/on; SIGINT/SIGTERM dumps and exits (0 ok, 1 failure, 2 usage).\n"
+"  -o FILE    each dump a new file FILE, FILE.1, ... (never overwritten); a\n"
+"             tty/fifo gets one stream (a tty in raw mode). Default: stdout\n"
 "CONFIG items, separated by spaces, newlines or ';':\n"
-"  SYS:NAME[/FILTER/]  tracepoint; NAME may be a glob (sched:*); FILTER in\n"
-"                      ftrace syntax: signal:signal_generate/sig==11/\n"
-"  EVENT[@HZ|%N]       software or hardware event (cpu-clock, page-faults,\n"
-"                      cycles, ...), sampled HZ times a second, or once\n"
-"                      every N events: cpu-clock@99 page-faults%100.\n"
-"                      Clocks and hardware default to @99, others to %1.\n"
-"  buf=SIZE            per-CPU ring size, k/m suffix (default 128k)\n"
-"  cpus=LIST           CPUs to record, like 0,2-3 (default: all online)\n"
-"  stack               record kernel callchains\n"
-"  out=PATH            the same as -o PATH\n"
+"  SYS:NAME[/FILTER/]  tracepoint, NAME a glob (sched:*), FILTER in ftrace\n"
+"                      syntax: signal:signal_generate/sig==11/\n"
+"  EVENT[@HZ|%N]       cpu-clock@99 page-faults%100 cycles ... (clocks: @99)\n"
+"  buf=SIZE            per-CPU ring, k/m suffix (128k)   cpus=LIST  0,2-3\n"
+"  stack               kernel callchains                 out=PATH   as -o\n"
 "  trip=EVENT[/FILTER/][,count=N][,after=T][,holdoff=T]  dump when it hits;\n"
-"                      presets: trip=segv, trip=oom, trip=oops, trip=exit\n"
-"  after=T count=N holdoff=T   defaults for tripwires (T: 200ms, 2s)\n"
+"                      presets trip=segv trip=oom trip=oops trip=exit\n"
+"  count=N after=T holdoff=T  tripwire defaults (T: 500us 200ms 2s)\n"
 "  dumps=N             exit after N dumps\n"
-"SIGUSR1 turns recording off and on.\n"
-"Default CONFIG: " DEFAULT_CONFIG " buf=128k\n"
-"Exit: 0 ok, 1 runtime failure, 2 usage or config error.\n";
+"  frame=text          checksummed text lines for a shared console\n"
+"  baud=N              serial speed for -o /dev/ttyXXX\n"
+"Default:\n  " DEFAULT_CONFIG " buf=128k\n";
 
 	if (CFG_LONG_HELP)
 		write(code ? 2 : 1, full, sizeof(full) - 1);
 	else
-		write(code ? 2 : 1, full, strstr(full, "Record") - full);
+		write(code ? 2 : 1, full, strstr(full, "Records") - full);
 	_exit(code);
 }
 
@@ -1231,11 +1335,12 @@ int main(int argc, char **argv)
 	sigset_t set;
 	struct rlimit rl;
 	u64 possible[16];
-	int i, c, sfd, ncpu = 0;
+	int i, c, sfd, ncpu = 0, extract = 0, sel = 0;
+	struct stat st;
 
 	targc = argc;
 	targv = argv;
-	while ((c = getopt(argc, argv, "ho:f:l")) != -1) {
+	while ((c = getopt(argc, argv, "ho:f:lxn:")) != -1) {
 		switch (c) {
 		case 'o':
 			cfg_out = optarg;
@@ -1254,6 +1359,16 @@ int main(int argc, char **argv)
 				die(2, "-l is not built in (CONFIG_LIST)");
 			list();
 			return 0;
+		case 'x':
+			if (!CFG_FRAME)
+				die(2, "-x is not built in (CONFIG_FRAME)");
+			extract = 1;
+			break;
+		case 'n':
+			sel = num(optarg, 0);
+			if (!sel)
+				die(2, "-n %s: a dump number from 1", optarg);
+			break;
 		case 'h':
 			usage(0);
 		default:
@@ -1261,10 +1376,12 @@ int main(int argc, char **argv)
 		}
 	}
 	if (optind < argc) {
-		if (config || optind + 1 < argc)
+		if (config || optind + 1 < argc || extract)
 			usage(2);
 		config = argv[optind];
 	}
+	if (extract)
+		return frame_extract(sel, cfg_out);
 	if (!config) {
 		static char def[] = DEFAULT_CONFIG;
 
@@ -1299,7 +1416,22 @@ int main(int argc, char **argv)
 		t->after = t->after < 0 ? cfg_after : t->after;
 		t->holdoff = t->holdoff < 0 ? cfg_holdoff : t->holdoff;
 	}
-	if (cfg_out) {
+	if (cfg_out && !stat(cfg_out, &st) && !S_ISREG(st.st_mode)) {
+		/* A tty, fifo or socket is a stream, opened once. */
+		sink_fd = open(cfg_out, O_WRONLY | O_NOCTTY | O_CLOEXEC);
+		if (sink_fd < 0)
+			die(1, "-o %s:", cfg_out);
+		sink_name = cfg_out;
+		if (isatty(sink_fd)) {
+			if (!CFG_SERIAL)
+				die(2, "-o %s: serial output is not built in (CONFIG_SERIAL)", cfg_out);
+			tty_raw(sink_fd);
+		}
+	} else if (!cfg_out) {
+		sink_fd = 1;
+		if (isatty(1) && !cfg_frame)
+			die(2, "stdout is a terminal: give -o FILE, pipe it (tracer | perf script -i -), or use frame=text");
+	} else {
 		char dir[4096], *sl;
 
 		if (strlen(cfg_out) > 4000)
@@ -1312,8 +1444,6 @@ int main(int argc, char **argv)
 		if (access(sl ? dir : ".", W_OK | X_OK))
 			die(1, "-o %s: can't create files in %s:", cfg_out, sl ? dir : ".");
 	}
-	if (!cfg_out && isatty(1))
-		die(2, "stdout is a terminal: give -o FILE, or pipe it: tracer | perf script -i -");
 	for (i = 0; i < nev; i++) {
 		if (cfg_stack) {
 			evs[i].attr.sample_type |= S_CALLCHAIN;
@@ -1339,10 +1469,6 @@ int main(int argc, char **argv)
 
 	/* Signals arrive in one place: the signalfd, read in the loop. */
 	signal(SIGPIPE, SIG_IGN);
-	/* A shell starts background jobs with SIGINT ignored; we want the
-	 * default back for the second SIGINT of a final dump. */
-	signal(SIGINT, SIG_DFL);
-	signal(SIGTERM, SIG_DFL);
 	sigemptyset(&set);
 	sigaddset(&set, SIGUSR1);
 	sigaddset(&set, SIGUSR2);
@@ -1352,5 +1478,7 @@ int main(int argc, char **argv)
 	sfd = signalfd(-1, &set, SFD_CLOEXEC);
 	if (sfd < 0)
 		die(1, "signalfd:");
-	return loop(sfd, &set);
+	i = loop(sfd);
+	restore_tty();
+	return i;
 }

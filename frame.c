@@ -1,0 +1,325 @@
+/* frame.c - a dump as text lines that survive a shared console, and the
+ * extract mode that turns a console capture back into the exact bytes.
+ *
+ *   #TRACER BEGIN 2
+ *   #T 0 <base64 of up to 48 bytes> <crc32 of those bytes, 8 hex>
+ *   #T 1 ...
+ *   #TRACER END 2 <total bytes> <crc32 of all bytes>
+ *
+ * Kernel messages may come between lines, or before a marker on the same
+ * line; a message that lands inside a line breaks that line, which the
+ * extractor reports by number. Each framed dump is a standalone pipe-mode
+ * perf.data, so any one of them decodes alone.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "perfdata.h"
+
+#define LINE 48
+
+static const char b64[] =
+	"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+static u32 crc32(u32 c, const unsigned char *p, size_t n)
+{
+	int k;
+
+	c = ~c;
+	while (n--)
+		for (c ^= *p++, k = 0; k < 8; k++)
+			c = c >> 1 ^ (0xEDB88320 & -(c & 1));
+	return ~c;
+}
+
+static char *hex8(char *p, u32 v)
+{
+	int i;
+
+	for (i = 28; i >= 0; i -= 4)
+		*p++ = "0123456789abcdef"[v >> i & 15];
+	return p;
+}
+
+static char *dec(char *p, u64 v)
+{
+	char t[24];
+	int n = 0;
+
+	do
+		t[n++] = '0' + v % 10;
+	while (v /= 10);
+	while (n)
+		*p++ = t[--n];
+	return p;
+}
+
+static struct {
+	unsigned char b[LINE];
+	size_t n;
+	u32 seq, crc;
+	u64 len;
+	int dump;
+} fo;
+
+static void frame_line(void)
+{
+	char l[16 + 24 + LINE * 4 / 3 + 16], *p = l;
+	size_t i;
+
+	if (!fo.n)
+		return;
+	p = dec(memcpy(p, "#T ", 3) + 3, fo.seq++);
+	*p++ = ' ';
+	for (i = 0; i < fo.n; i += 3) {
+		u32 v = fo.b[i] << 16 | (i + 1 < fo.n ? fo.b[i + 1] << 8 : 0) |
+			(i + 2 < fo.n ? fo.b[i + 2] : 0);
+
+		*p++ = b64[v >> 18];
+		*p++ = b64[v >> 12 & 63];
+		*p++ = i + 1 < fo.n ? b64[v >> 6 & 63] : '=';
+		*p++ = i + 2 < fo.n ? b64[v & 63] : '=';
+	}
+	*p++ = ' ';
+	p = hex8(p, crc32(0, fo.b, fo.n));
+	*p++ = '\n';
+	sink_write(l, p - l);
+	fo.n = 0;
+}
+
+void frame_begin(int dump)
+{
+	char l[48], *p;
+
+	memset(&fo, 0, sizeof(fo));
+	fo.dump = dump;
+	/* A newline first: the console may be in the middle of a line. */
+	p = dec(memcpy(l, "\n#TRACER BEGIN ", 15) + 15, dump);
+	*p++ = '\n';
+	sink_write(l, p - l);
+}
+
+void frame_put(const void *v, size_t n)
+{
+	const unsigned char *s = v;
+
+	fo.crc = crc32(fo.crc, s, n);
+	fo.len += n;
+	while (n) {
+		size_t k = LINE - fo.n < n ? LINE - fo.n : n;
+
+		memcpy(fo.b + fo.n, s, k);
+		fo.n += k, s += k, n -= k;
+		if (fo.n == LINE)
+			frame_line();
+	}
+}
+
+void frame_end(void)
+{
+	char l[80], *p;
+
+	frame_line();
+	p = dec(memcpy(l, "#TRACER END ", 12) + 12, fo.dump);
+	*p++ = ' ';
+	p = dec(p, fo.len);
+	*p++ = ' ';
+	p = hex8(p, fo.crc);
+	*p++ = '\n';
+	sink_write(l, p - l);
+}
+
+/* ---- extract mode: tracer -x [-n N] [-o FILE] < capture ---- */
+
+static int unb64(const char *s, size_t n, unsigned char *out)
+{
+	size_t i, k = 0;
+
+	if (n % 4)
+		return -1;
+	for (i = 0; i < n; i += 4) {
+		u32 v = 0;
+		int j, pad = 0;
+
+		for (j = 0; j < 4; j++) {
+			const char *c = s[i + j] == '=' ? 0 : strchr(b64, s[i + j]);
+
+			if (s[i + j] == '=' && i + 4 == n && j >= 2)
+				pad++;
+			else if (!c || !s[i + j] || pad)
+				return -1;
+			v = v << 6 | (c ? c - b64 : 0);
+		}
+		out[k++] = v >> 16;
+		if (pad < 2)
+			out[k++] = v >> 8;
+		if (pad < 1)
+			out[k++] = v;
+	}
+	return k;
+}
+
+struct xdump {
+	unsigned char *b;
+	size_t n, cap;
+	u32 next;		/* the line number expected next */
+	int dump, bad, done;
+};
+
+static void xput(struct xdump *d, const unsigned char *p, size_t n)
+{
+	if (d->n + n > d->cap) {
+		d->cap = (d->n + n) * 2;
+		if (!(d->b = realloc(d->b, d->cap)))
+			die(1, "out of memory");
+	}
+	memcpy(d->b + d->n, p, n);
+	d->n += n;
+}
+
+/* One "#T N DATA CRC" line of dump d, found at line ln of the capture. */
+static void xline(struct xdump *d, char *s, long ln)
+{
+	char *e, *data, *sp;
+	unsigned long seq = strtoul(s, &e, 10);
+	unsigned char raw[LINE + 3];
+	int n;
+
+	data = e + 1;
+	sp = strchr(data, ' ');
+	if (*e != ' ' || !sp || sp - data > LINE * 4 / 3 || strlen(sp + 1) < 8 ||
+	    (n = unb64(data, sp - data, raw)) < 0 ||
+	    crc32(0, raw, n) != strtoul(sp + 1, 0, 16)) {
+		msg("dump %d: capture line %L is corrupt (frame line %L)", d->dump, (u64)ln, (u64)d->next);
+		d->bad = 1;
+		d->next++;
+		return;
+	}
+	if (seq != d->next) {
+		msg("dump %d: frame lines %L to %L are missing (before capture line %L)",
+		    d->dump, (u64)d->next, (u64)seq - 1, (u64)ln);
+		d->bad = 1;
+		if (seq < d->next)
+			return;
+	}
+	d->next = seq + 1;
+	xput(d, raw, n);
+}
+
+static void xend(struct xdump *d, char *s, long ln)
+{
+	char *e;
+	unsigned long len = strtoul(s, &e, 10);
+	u32 crc = strtoul(e, 0, 16);
+
+	if (d->n != len || crc32(0, d->b, d->n) != crc) {
+		msg("dump %d: %L bytes recovered of %L, or the checksum is wrong (end at capture line %L)",
+		    d->dump, (u64)d->n, (u64)len, (u64)ln);
+		d->bad = 1;
+	}
+	d->done = 1;
+}
+
+static int xwrite(const char *name, struct xdump *d)
+{
+	int fd = name ? open(name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600) : 1;
+	size_t off = 0;
+
+	if (fd < 0) {
+		msg("%s:", name);
+		return 1;
+	}
+	while (off < d->n) {
+		ssize_t w = write(fd, d->b + off, d->n - off);
+
+		if (w <= 0) {
+			msg("write %s:", name ? name : "stdout");
+			return 1;
+		}
+		off += w;
+	}
+	if (name)
+		close(fd);
+	return 0;
+}
+
+/* Read the capture, recover every framed dump, write the chosen one(s).
+ * Exit 0 when what was asked for came out whole, else 1. */
+int frame_extract(int sel, const char *out)
+{
+	static struct xdump d[256];
+	char *buf = 0, *line, *nl;
+	size_t n = 0, cap = 0;
+	ssize_t r;
+	long ln = 0;
+	int nd = 0, i, rc = 0, cur = -1;
+
+	for (;;) {
+		if (n + 65536 > cap && !(buf = realloc(buf, cap = cap * 2 + 65536)))
+			die(1, "out of memory");
+		if ((r = read(0, buf + n, cap - n - 1)) <= 0)
+			break;
+		n += r;
+	}
+	buf[n] = 0;
+	for (line = buf; *line; line = nl ? nl + 1 : line + strlen(line)) {
+		char *m;
+
+		ln++;
+		nl = strchr(line, '\n');
+		if (nl)
+			*nl = 0;
+		if (nl > line && nl[-1] == '\r')
+			nl[-1] = 0;
+		if ((m = strstr(line, "#TRACER BEGIN "))) {
+			if (cur >= 0 && !d[cur].done) {
+				msg("dump %d: no end marker before capture line %L", d[cur].dump, (u64)ln);
+				d[cur].bad = 1;
+			}
+			if (nd == 256)
+				die(1, "more than 256 dumps in one capture");
+			cur = nd++;
+			d[cur].dump = atoi(m + 14);
+		} else if (cur >= 0 && !d[cur].done && (m = strstr(line, "#T "))) {
+			xline(d + cur, m + 3, ln);
+		} else if (cur >= 0 && !d[cur].done && (m = strstr(line, "#TRACER END "))) {
+			xend(d + cur, strchr(m + 12, ' ') ? strchr(m + 12, ' ') + 1 : m + 12, ln);
+		}
+	}
+	if (cur >= 0 && !d[cur].done) {
+		msg("dump %d: the capture ends before its end marker", d[cur].dump);
+		d[cur].bad = 1;
+	}
+	if (!nd)
+		die(1, "no framed dump in the input");
+	for (i = 0; i < nd; i++)
+		msg("dump %d: %L bytes, %s", d[i].dump, (u64)d[i].n, d[i].bad ? "DAMAGED" : "ok");
+	if (out) {
+		char name[4096];
+
+		for (i = 0; i < nd; i++) {
+			if (strlen(out) > 4000)
+				die(2, "%s: path too long", out);
+			strcpy(name, out);
+			if (i) {
+				char *p = name + strlen(name);
+
+				*p++ = '.';
+				*dec(p, i) = 0;
+			}
+			rc |= xwrite(name, d + i) | d[i].bad;
+		}
+		return rc;
+	}
+	if (sel) {
+		for (i = 0; i < nd && d[i].dump != sel; i++)
+			;
+		if (i == nd)
+			die(1, "no dump %d in the input", sel);
+	} else {
+		i = nd - 1;
+	}
+	return xwrite(0, d + i) | d[i].bad;
+}

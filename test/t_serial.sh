@@ -1,0 +1,81 @@
+# Serial ports, slow links and framed text: the output side of a board.
+
+# --- a tty: raw mode, baud, the stream through it, termios restored ---
+python3 test/pty.py "$T/pty.out" >"$T/pty.name" & PP=$!; WORKS="$WORKS $PP"
+for i in $(seq 50); do [ -s "$T/pty.name" ] && break; sleep 0.1; done
+PTS=$(cat "$T/pty.name")
+before=$(stty -F "$PTS" -g)
+if start_tracer "$T/tty" -o "$PTS" 'sched:sched_process_exec sched:sched_switch baud=57600'; then
+	during=$(stty -F "$PTS" -a)
+	case "$during" in *"speed 57600 baud"*"-opost"*"-icanon"*) pass "-o TTY: raw mode at baud=57600" ;;
+	*) fail "-o TTY: raw mode at baud=57600" "$during" ;; esac
+	cp "$T/work" "$T/ttywk"; "$T/ttywk" sleep 10
+	dump_wait "$T/tty" 1
+	"$T/work" sleep 10
+	stop_tracer; rc=$?
+	testing "-o TTY: exit 0" 0 $rc
+	testing "-o TTY: termios restored on exit" "$before" "$(stty -F "$PTS" -g)"
+	sleep 0.3
+	perf script -i "$T/pty.out" >"$T/pty.txt" 2>/dev/null
+	grep -q "filename=$T/ttywk " "$T/pty.txt" && pass "-o TTY: one stream, decoded by perf" ||
+		fail "-o TTY: one stream, decoded by perf" "$(head -c 300 "$T/pty.txt")"
+	check "-o TTY: two dumps, times in order" monotonic "$T/pty.out"
+fi
+kill $PP 2>/dev/null
+
+# --- a port that hangs up: reported, recording goes on, termios restored on die ---
+python3 test/pty.py "$T/hup.out" 100 >"$T/hup.name" & PP=$!; WORKS="$WORKS $PP"
+for i in $(seq 50); do [ -s "$T/hup.name" ] && break; sleep 0.1; done
+PTS=$(cat "$T/hup.name")
+if start_tracer "$T/hup" -o "$PTS" 'sched:sched_switch'; then
+	dump_wait "$T/hup" 1 >/dev/null; sleep 0.5
+	dump_wait "$T/hup" 2 >/dev/null
+	grep -q "dump 2 (signal): writing $PTS failed, recording goes on" "$T/hup.err" && kill -0 $TPID &&
+		pass "a hung-up port: reported, recording goes on" || fail "a hung-up port: reported, recording goes on" "$(cat "$T/hup.err")"
+	stop_tracer >/dev/null
+fi
+kill $PP 2>/dev/null
+
+# --- a slow link: progress every few seconds, with total and ETA ---
+mkfifo "$T/slow"
+( while dd bs=4k count=1 iflag=fullblock 2>/dev/null | grep -q . ; do sleep 0.1; done <"$T/slow" ) & SR=$!
+if start_tracer "$T/sl" -o "$T/slow" 'raw_syscalls:sys_enter buf=256k cpus=0'; then
+	taskset -c 0 "$T/work" close 20000
+	dump_wait "$T/sl" 1 >/dev/null
+	p=$(grep -c "bytes written, .* s to go" "$T/sl.err")
+	[ "$p" -ge 1 ] && pass "slow link: $p progress lines with total and ETA" ||
+		fail "slow link: progress lines" "$(cat "$T/sl.err")"
+	stop_tracer >/dev/null
+fi
+kill $SR 2>/dev/null
+
+# --- framed text: extract is bit-identical through interleaved messages ---
+if start_tracer "$T/fr" 'sched:sched_switch sched:sched_process_exec frame=text'; then
+	cp "$T/work" "$T/frwk"; "$T/frwk" sleep 10
+	dump_wait "$T/fr" 1 >/dev/null
+	"$T/work" sleep 10
+	stop_tracer >/dev/null
+	"$TRACER" -x -n 1 <"$T/fr.out" >"$T/fr1.data" 2>"$T/x.err"; rc=$?
+	testing "-x -n 1: extracts dump 1, exit 0" 0 $rc
+	perf script -i "$T/fr1.data" 2>/dev/null | grep -q "filename=$T/frwk " &&
+		pass "-x: the extracted dump decodes" || fail "-x: the extracted dump decodes"
+	# kernel-like lines between frame lines, and before a marker on a line
+	awk '{ if (NR % 7 == 0) print "[ 1234.567890] usb 1-1: new high-speed USB device"; if (NR % 11 == 0) printf "[ 99.1] eth0: link up "; print }' \
+		"$T/fr.out" >"$T/fr.mixed"
+	"$TRACER" -x -n 1 <"$T/fr.mixed" 2>/dev/null | cmp -s - "$T/fr1.data" &&
+		pass "-x: bit-identical from a capture with kernel messages mixed in" ||
+		fail "-x: bit-identical from a capture with kernel messages mixed in"
+	"$TRACER" -x -o "$T/all.data" <"$T/fr.mixed" 2>/dev/null
+	check "-x -o FILE: one file per dump" test -s "$T/all.data" -a -s "$T/all.data.1"
+	check "-x -o FILE: dump 2 decodes alone" perf script -i "$T/all.data.1"
+	cmp -s "$T/all.data" "$T/fr1.data" && pass "-x -o FILE: FILE is dump 1" || fail "-x -o FILE: FILE is dump 1"
+	# damage one line: the error names it
+	awk 'NR == 9 { sub(/#T [0-9]+ ..../, "&x") } { print }' "$T/fr.out" >"$T/fr.bad"
+	err=$("$TRACER" -x -n 1 <"$T/fr.bad" 2>&1 >/dev/null); rc=$?
+	case "$rc:$err" in 1:*"capture line 9 is corrupt (frame line 6)"*) pass "-x: a damaged line is named, exit 1" ;;
+	*) fail "-x: a damaged line is named, exit 1" "rc=$rc $err" ;; esac
+	sed '9d' "$T/fr.out" >"$T/fr.miss"
+	err=$("$TRACER" -x -n 1 <"$T/fr.miss" 2>&1 >/dev/null); rc=$?
+	case "$rc:$err" in 1:*"frame lines 6 to 6 are missing"*) pass "-x: a missing line is named, exit 1" ;;
+	*) fail "-x: a missing line is named, exit 1" "rc=$rc $err" ;; esac
+fi
