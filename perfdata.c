@@ -17,6 +17,60 @@
 #include "perfdata.h"
 
 #define MAGIC 0x32454c4946524550ULL	/* "PERFILE2" as a native u64 */
+
+/* Output order. Host perf 6.1 cannot swap a foreign-endian pipe stream
+ * (it never sets needs_swap for attrs read from one, and has no swap for
+ * FEATURE records), so a big-endian target writes the perf-level fields
+ * little-endian, the order of the hosts that read it. Tracepoint raw data
+ * and the tracing data blob stay big-endian: the blob says so (endian=1)
+ * and libtraceevent converts the fields by it. On little-endian targets
+ * all of this compiles away. */
+#define BE (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__)
+static u32 o32(u32 v) { return BE ? __builtin_bswap32(v) : v; }
+static u64 o64(u64 v) { return BE ? __builtin_bswap64(v) : v; }
+
+/* Swap in place a run of fields: '2', '4', '8' bytes each, 'F' the attr
+ * bitfield (its bits count from the other end of each byte), '*' the
+ * rest as u64s. */
+static unsigned char *oswap(unsigned char *p, unsigned char *end, const char *shape)
+{
+	for (; BE && *shape && p < end; shape++) {
+		int k, n = *shape == '*' ? 8 : *shape == 'F' ? 8 : *shape - '0';
+
+		if (p + n > end)
+			break;
+		if (*shape == 'F') {
+			for (k = 0; k < 8; k++) {
+				u8 b = p[k], r = 0;
+				int j;
+
+				for (j = 0; j < 8; j++)
+					r |= (b >> j & 1) << (7 - j);
+				p[k] = r;
+			}
+		} else {
+			for (k = 0; k < n / 2; k++) {
+				u8 t = p[k];
+
+				p[k] = p[n - 1 - k];
+				p[n - 1 - k] = t;
+			}
+		}
+		p += n;
+		if (*shape == '*')
+			shape--;
+	}
+	return p;
+}
+
+/* struct perf_attr, field by field (see ring.h). */
+#define ATTR_SHAPE "448888F44888844842244"
+
+static void attr_out(const struct perf_attr *a, unsigned char *o)
+{
+	memcpy(o, a, ATTR_SIZE);
+	oswap(o, o + ATTR_SIZE, ATTR_SHAPE "8");
+}
 #define ALIGN8(n) (((n) + 7) & ~(size_t)7)
 /* Side-band records end with the sample_id_all trailer for our
  * sample_type: TID, TIME, CPU, IDENTIFIER. Zero means "first event,
@@ -43,8 +97,12 @@ static void bput(struct buf *b, const void *p, size_t n)
 	b->n += n;
 }
 
+/* Native order, for the tracing data blob. */
 static void bput32(struct buf *b, u32 v) { bput(b, &v, 4); }
 static void bput64(struct buf *b, u64 v) { bput(b, &v, 8); }
+/* Output order, for features. */
+static void fput32(struct buf *b, u32 v) { bput32(b, o32(v)); }
+static void fput64(struct buf *b, u64 v) { bput64(b, o64(v)); }
 
 /* perf_header_string: u32 len, then the string, NUL-padded to len. */
 static void bstr(struct buf *b, const char *s)
@@ -52,7 +110,7 @@ static void bstr(struct buf *b, const char *s)
 	static const char zero[8];
 	size_t n = strlen(s), len = ALIGN8(n + 1);
 
-	bput32(b, len);
+	fput32(b, len);
 	bput(b, s, n);
 	bput(b, zero, len - n);
 }
@@ -225,23 +283,26 @@ void pd_features_build(int ncpu_avail, int ncpu_online)
 	bstr(&feats, u.machine);
 	feat_end();
 	feat_begin(F_NRCPUS);
-	bput32(&feats, ncpu_avail);
-	bput32(&feats, ncpu_online);
+	fput32(&feats, ncpu_avail);
+	fput32(&feats, ncpu_online);
 	feat_end();
 	feat_begin(F_CMDLINE);
-	bput32(&feats, targc);
+	fput32(&feats, targc);
 	for (i = 0; i < targc; i++)
 		bstr(&feats, targv[i]);
 	feat_end();
 	feat_begin(F_EVENT_DESC);
-	bput32(&feats, nev);
-	bput32(&feats, ATTR_SIZE);
+	fput32(&feats, nev);
+	fput32(&feats, ATTR_SIZE);
 	for (i = 0; i < nev; i++) {
-		bput(&feats, &evs[i].attr, ATTR_SIZE);
-		bput32(&feats, nring);
+		unsigned char a[ATTR_SIZE];
+
+		attr_out(&evs[i].attr, a);
+		bput(&feats, a, ATTR_SIZE);
+		fput32(&feats, nring);
 		bstr(&feats, evs[i].name);
 		for (j = 0; j < nring; j++)
-			bput64(&feats, evs[i].ids[j]);
+			fput64(&feats, evs[i].ids[j]);
 	}
 	feat_end();
 	ktext = kernel_text();
@@ -249,15 +310,28 @@ void pd_features_build(int ncpu_avail, int ncpu_online)
 
 /* ---- records ---- */
 
+/* A record header in output order. */
+static void out_hdr(u32 type, u16 misc, u16 size)
+{
+	struct rec_hdr h = { type, misc, size };
+
+	oswap((void *)&h, (unsigned char *)&h + 8, "422");
+	out_put(&h, 8);
+}
+
+/* A synthesized side-band record: body fields by shape, then the name,
+ * then a zero trailer. */
 static void rec(u32 type, u16 misc, const void *body, size_t len,
-		const char *name)
+		const char *shape, const char *name)
 {
 	static const char zero[TRAILER + 8];
+	unsigned char b[128];
 	size_t nl = name ? ALIGN8(strlen(name) + 1) : 0;
-	struct rec_hdr h = { type, misc, sizeof(h) + len + nl + TRAILER };
 
-	out_put(&h, sizeof(h));
-	out_put(body, len);
+	out_hdr(type, misc, sizeof(struct rec_hdr) + len + nl + TRAILER);
+	memcpy(b, body, len);
+	oswap(b, b + len, shape);
+	out_put(b, len);
 	if (name) {
 		size_t sl = strlen(name);
 
@@ -277,7 +351,7 @@ static void kernel_maps(void)
 	long n = readfile("/proc/modules", b, sizeof(b) - 1);
 	char *p, *nl;
 
-	rec(REC_MMAP, MISC_KERNEL, &m, sizeof(m), "[kernel.kallsyms]_text");
+	rec(REC_MMAP, MISC_KERNEL, &m, sizeof(m), "44888", "[kernel.kallsyms]_text");
 	if (n <= 0)
 		return;
 	b[n] = 0;
@@ -303,7 +377,7 @@ static void kernel_maps(void)
 		name[0] = '[';
 		strcpy(name + 1, f[0]);
 		strcat(name, "]");
-		rec(REC_MMAP, MISC_KERNEL, &m, sizeof(m), name);
+		rec(REC_MMAP, MISC_KERNEL, &m, sizeof(m), "44888", name);
 	}
 }
 
@@ -396,7 +470,7 @@ static void comm_one(unsigned long tid, void *ctx)
 	comm[n - (comm[n - 1] == '\n')] = 0;
 	if (only_new && seen(tid, hash(comm, n, 2166136261U)))
 		return;
-	rec(REC_COMM, 0, &c, sizeof(c), comm);
+	rec(REC_COMM, 0, &c, sizeof(c), "44", comm);
 }
 
 /* MMAP2 for each executable mapping that has a name. */
@@ -433,7 +507,7 @@ static void maps_emit(u32 pid, char *b, int emit, u32 *h)
 		m.maj = strtoul(q + 1, &q, 16);
 		m.min = strtoul(q + 1, &q, 16);
 		m.ino = strtoull(q + 1, &q, 10);
-		rec(REC_MMAP2, MISC_USER, &m, sizeof(m), path);
+		rec(REC_MMAP2, MISC_USER, &m, sizeof(m), "44888448844", path);
 next:
 		*nl = '\n';
 	}
@@ -475,47 +549,90 @@ void pd_comm(u32 pid, u32 tid, const char *comm)
 {
 	u32 c[2] = { pid, tid };
 
-	rec(REC_COMM, 0, c, sizeof(c), comm);
+	rec(REC_COMM, 0, c, sizeof(c), "44", comm);
 }
 
+/* A record from the kernel, byte for byte, or on a big-endian target
+ * swapped field by field: a sample by its event's sample_type (its raw
+ * tracepoint data stays as it is), anything else as u64s before the
+ * sample_id_all trailer. */
 void pd_record(const struct rec_hdr *h)
 {
-	out_put(h, h->size);
+	static u64 b[65536 / 8];
+	unsigned char *p = (void *)b, *end = p + h->size;
+	u64 st = 0;
+	int i, j;
+
+	if (!BE) {
+		out_put(h, h->size);
+		return;
+	}
+	memcpy(b, h, h->size);
+	p = oswap(p, end, "422");
+	if (h->type == REC_SAMPLE) {
+		for (i = 0; i < nev && !st; i++)
+			for (j = 0; j < nring; j++)
+				if (evs[i].ids[j] == b[1])
+					st = evs[i].attr.sample_type;
+		p = oswap(p, end, "88448448");	/* IDENTIFIER IP TID TIME CPU PERIOD */
+		if (st & S_CALLCHAIN) {
+			u64 nr = *(u64 *)p;
+
+			p = oswap(p, end, "8");
+			while (nr-- && p < end)
+				p = oswap(p, end, "8");
+		}
+		if (st & S_RAW)
+			oswap(p, end, "4");
+	} else if (h->size >= 8 + TRAILER) {
+		oswap(p, end - TRAILER, "*");
+		oswap(end - TRAILER, end, "448448");
+	}
+	out_put(b, h->size);
 }
 
 /* ---- pipe mode ---- */
 
+static void out_attr_ids(int i)
+{
+	unsigned char a[ATTR_SIZE];
+	int j;
+
+	attr_out(&evs[i].attr, a);
+	out_put(a, ATTR_SIZE);
+	for (j = 0; j < nring; j++) {
+		u64 id = o64(evs[i].ids[j]);
+
+		out_put(&id, 8);
+	}
+}
+
 void pd_stream_head(void)
 {
-	u64 h[2] = { MAGIC, 16 };
+	u64 h[2] = { o64(MAGIC), o64(16) };
 	int i;
 
 	out_put(h, sizeof(h));
 	/* ATTRs first: perf attaches tracepoint formats only to events
 	 * that exist when the tracing data arrives. */
 	for (i = 0; i < nev; i++) {
-		struct rec_hdr r = { REC_HEADER_ATTR, 0, 8 + ATTR_SIZE + 8 * nring };
-
-		out_put(&r, 8);
-		out_put(&evs[i].attr, ATTR_SIZE);
-		out_put(evs[i].ids, 8 * nring);
+		out_hdr(REC_HEADER_ATTR, 0, 8 + ATTR_SIZE + 8 * nring);
+		out_attr_ids(i);
 	}
 	for (i = 0; i < nfeat; i++) {
-		struct rec_hdr r = { REC_HEADER_FEATURE, 0, 16 + feat[i].len };
-		u64 id = feat[i].id;
+		u64 id = o64(feat[i].id);
 
 		if (16 + feat[i].len > 65535)
 			continue;	/* a huge EVENT_DESC; tracing data names them */
-		out_put(&r, 8);
+		out_hdr(REC_HEADER_FEATURE, 0, 16 + feat[i].len);
 		out_put(&id, 8);
 		out_put(feats.p + feat[i].off, feat[i].len);
 	}
 	/* Exactly once per stream: perf's reader counts it in a static. */
 	if (tracing.n) {
-		struct rec_hdr r = { REC_HEADER_TRACING_DATA, 0, 16 };
-		u32 sz[2] = { tracing.n, 0 };
+		u32 sz[2] = { o32(tracing.n), 0 };
 
-		out_put(&r, 8);
+		out_hdr(REC_HEADER_TRACING_DATA, 0, 16);
 		out_put(sz, 8);
 		out_put(tracing.p, tracing.n);
 	}
@@ -526,9 +643,8 @@ void pd_stream_head(void)
  * this dump before the next dump's side-band (time 0) arrives. */
 void pd_stream_round(void)
 {
-	struct rec_hdr r[2] = { { REC_FINISHED_ROUND, 0, 8 }, { REC_FINISHED_ROUND, 0, 8 } };
-
-	out_put(r, sizeof(r));
+	out_hdr(REC_FINISHED_ROUND, 0, 8);
+	out_hdr(REC_FINISHED_ROUND, 0, 8);
 }
 
 /* ---- file mode (tools/perf/Documentation/perf.data-file-format.txt) ---- */
@@ -550,16 +666,26 @@ void pd_file_head(void)
 
 	memset(&fh, 0, sizeof(fh));
 	out_put(&fh, sizeof(fh));
-	for (i = 0; i < nev; i++)
-		out_put(evs[i].ids, 8 * nring);
 	fh.attrs.off = out_pos;
+	/* perf_file_attr: the attr, then where its ids are, after all attrs */
 	for (i = 0; i < nev; i++) {
-		struct section s = { ids + 8 * nring * i, 8 * nring };
+		unsigned char a[ATTR_SIZE];
+		struct section s = { o64(ids + nev * (ATTR_SIZE + 16) + 8 * nring * i), o64(8 * nring) };
 
-		out_put(&evs[i].attr, ATTR_SIZE);
+		attr_out(&evs[i].attr, a);
+		out_put(a, ATTR_SIZE);
 		out_put(&s, sizeof(s));
 	}
-	fh.attrs.size = out_pos - fh.attrs.off;
+	for (i = 0; i < nev; i++) {
+		int j;
+
+		for (j = 0; j < nring; j++) {
+			u64 id = o64(evs[i].ids[j]);
+
+			out_put(&id, 8);
+		}
+	}
+	fh.attrs.size = nev * (ATTR_SIZE + 16);
 	fh.data.off = out_pos;
 }
 
@@ -569,6 +695,7 @@ int pd_file_end(int fd)
 {
 	struct section s[9];
 	int i, n = 0, err;
+	u64 at;
 
 	fh.data.size = out_pos - fh.data.off;
 	fh.magic = MAGIC;
@@ -594,8 +721,10 @@ int pd_file_end(int fd)
 		out_put(feats.p + feat[i].off, feat[i].len);
 	}
 	err = out_end();
-	if (!err && (pwrite(fd, s, n * sizeof(*s), fh.data.off + fh.data.size) < 0 ||
-		     pwrite(fd, &fh, sizeof(fh), 0) < 0))
+	at = fh.data.off + fh.data.size;
+	oswap((void *)s, (unsigned char *)(s + n), "*");
+	oswap((void *)&fh, (unsigned char *)(&fh + 1), "*");
+	if (!err && (pwrite(fd, s, n * sizeof(*s), at) < 0 || pwrite(fd, &fh, sizeof(fh), 0) < 0))
 		err = errno;
 	return err;
 }
