@@ -10,7 +10,7 @@ CFLAGS ?= -Os -Wall -Wextra -Wno-unused-parameter
 CFLAGS += -ffunction-sections -fdata-sections -fno-asynchronous-unwind-tables \
 	-fno-unwind-tables -fno-stack-protector
 LDFLAGS += -static -Wl,--gc-sections -s
-SRCS := tracer.c perfdata.c frame.c ring.c
+SRCS := tracer.c perfdata.c frame.c track.c ring.c
 HDRS := ring.h perfdata.h config.h
 
 tracer: $(SRCS) $(HDRS)

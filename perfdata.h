@@ -48,6 +48,15 @@ void pd_comm(u32 pid, u32 tid, const char *comm);
 void pd_stream_round(void);
 int pd_file_end(int fd);
 
+/* track.c: the tracking ring and process table. */
+extern long cfg_procs;
+void track_init(int n);
+int track_open(int i, int cpu);
+void track_read(void);
+size_t track_copy(unsigned char *dst);
+size_t track_max(void);
+void track_stats(unsigned long *used, unsigned long *evicted, unsigned long *dropped);
+
 /* frame.c: text framing for shared consoles, and extract mode. */
 void frame_begin(int dump);
 void frame_put(const void *p, size_t n);

@@ -36,6 +36,7 @@
 struct event *evs;
 int nev;
 struct ring *rings, *trings;	/* backward per CPU; tripwires' forward */
+static int *tfds;		/* tracking rings' fds, -1 if none */
 int nring;
 char *tracefs;
 char **targv;
@@ -774,6 +775,12 @@ static void cfg_parse(char *s)
 				*eq = '=';
 				if ((*g = num(eq + 1, 0)) <= 0)
 					bad(tok, "a number from 1");
+			} else if (!strcmp(tok, "procs")) {
+				*eq = '=';
+				if (!CFG_TRACK)
+					bad(tok, "the tracking ring is not built in (CONFIG_TRACK)");
+				if ((cfg_procs = num(eq + 1, 0)) <= 0 && strcmp(eq + 1, "0"))
+					bad(tok, "a number of processes; procs=0 turns tracking off");
 			} else if (!strcmp(tok, "frame")) {
 				*eq = '=';
 				if (!CFG_FRAME)
@@ -794,7 +801,7 @@ static void cfg_parse(char *s)
 				cfg_out = eq + 1;
 			} else {
 				*eq = '=';
-				bad(tok, "unknown key (buf= cpus= out= trip= after= holdoff= count= dumps= frame= baud=)");
+				bad(tok, "unknown key (buf= cpus= out= trip= after= holdoff= count= dumps= procs= frame= baud=)");
 			}
 		} else {
 			cfg_event(tok, tok);
@@ -959,6 +966,9 @@ static void open_all(void)
 		nring += want[cpu / 64] >> cpu % 64 & 1;
 	rings = xmalloc(nring * sizeof(*rings));
 	trings = xmalloc(nring * sizeof(*trings));
+	tfds = xmalloc(nring * sizeof(*tfds));
+	if (CFG_TRACK)
+		track_init(nring);
 	for (i = 0; i < nev; i++)
 		evs[i].ids = xmalloc(nring * sizeof(u64));
 	nring = 0;
@@ -985,6 +995,7 @@ static void open_all(void)
 			if (ioctl(fd, IOC_ID, &e->ids[nring]) || ioctl(fd, IOC_ENABLE, 0))
 				die(1, "%s: ioctl:", e->name);
 		}
+		tfds[nring] = CFG_TRACK ? track_open(nring, cpu) : -1;
 		nring++;
 	}
 }
@@ -1076,6 +1087,8 @@ static void dump(const char *why)
 	int fd = sink_fd, err, standalone = sink_fd < 0 || cfg_frame;
 	int binfile = sink_fd < 0 && !cfg_frame;
 
+	if (CFG_TRACK)
+		track_read();	/* the table up to now */
 	/* The blind window: from the first pause to the last resume. */
 	for (i = 0; i < (size_t)nring; i++)
 		ring_pause(rings + i, 1);
@@ -1098,7 +1111,14 @@ static void dump(const char *why)
 	/* The tripwire hits go in too: perf script shows what tripped. */
 	memcpy(cp + tot, tbuf, tn);
 	nrec = index_ring(tot, tn, nrec, 0);
+	tot += tn;
 	tn = 0;
+	/* The process table, in time order among the samples it describes. */
+	if (CFG_TRACK) {
+		size_t n = track_copy(cp + tot);
+
+		nrec = index_ring(tot, n, nrec, 0);
+	}
 	qsort(ix, nrec, sizeof(*ix), ix_cmp);
 
 	dumps++;
@@ -1250,14 +1270,21 @@ static void trip_rec(const struct rec_hdr *h, void *ctx)
  * only while a post-trigger dump is pending. */
 static int loop(int sfd)
 {
-	struct pollfd *p = xmalloc((1 + nring) * sizeof(*p));
-	int i, n = 1;
+	struct pollfd *p = xmalloc((1 + 2 * nring) * sizeof(*p));
+	int i, n = 1, nt;
 
 	p[0].fd = sfd;
 	p[0].events = POLLIN;
 	for (i = 0; ntrip && i < nring; i++, n++) {
 		p[n].fd = trings[i].fd;
 		p[n].events = POLLIN;
+	}
+	nt = n;
+	for (i = 0; i < nring; i++) {
+		if (tfds[i] >= 0) {
+			p[n].fd = tfds[i];
+			p[n++].events = POLLIN;
+		}
 	}
 	msg("recording %d events on %d CPUs, %L KiB per CPU; SIGUSR2 dumps, SIGINT dumps and exits",
 	    nev, nring, (u64)cfg_buf >> 10);
@@ -1274,9 +1301,14 @@ static int loop(int sfd)
 			deadline = 0;
 			dump(reason);
 		}
-		for (i = 1; i < n; i++)
+		for (i = 1; i < nt; i++)
 			if (p[i].revents)
 				ring_read(trings + i - 1, trip_rec, 0);
+		for (i = nt; i < n; i++)
+			if (p[i].revents) {
+				track_read();	/* all of them, in one batch */
+				break;
+			}
 		if (!(p[0].revents & POLLIN) || read(sfd, &si, sizeof(si)) != sizeof(si))
 			continue;
 		if (si.ssi_signo == SIGUSR2) {
@@ -1463,8 +1495,9 @@ int main(int argc, char **argv)
 	pd_tracing_build();
 	pd_features_build(ncpu, nring);
 	/* Everything a dump needs is allocated now, not in the dump. */
-	cp = xmalloc(nring * cfg_buf + sizeof(tbuf));
-	ixmax = (nring * cfg_buf + sizeof(tbuf)) / 48 + nring;
+	i = nring * cfg_buf + sizeof(tbuf) + (CFG_TRACK ? track_max() : 0);
+	cp = xmalloc(i);
+	ixmax = i / 40 + nring;
 	ix = xmalloc(ixmax * sizeof(*ix));
 
 	/* Signals arrive in one place: the signalfd, read in the loop. */

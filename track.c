@@ -1,0 +1,293 @@
+/* track.c - process metadata that survives the wrap.
+ *
+ * COMM and MMAP records are written when a process starts; by the time
+ * something goes wrong the ring has long overwritten them, and a process
+ * that already exited is not in /proc either. So each CPU also has a
+ * small forward ring for a dummy event that carries comm, exec, mmap2
+ * (executable maps, with build-ids where the kernel has them) and
+ * fork/exit records. It wakes us only at a watermark, and we fold what
+ * it holds into a bounded table: per process, its records in time order.
+ * At dump time the table's records go into the dump with their own
+ * timestamps, sorted among the samples, so perf sees each comm and map
+ * as it was when it applied.
+ *
+ * The table holds procs= processes. When full, the process that exited
+ * longest ago makes room; a live process is never evicted. FORK records
+ * are not passed on: perf 6.1 drops a thread's maps when it sees one (it
+ * re-clones them from the parent), so a fork is folded here instead, by
+ * copying the parent's comm and maps to the child.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include "perfdata.h"
+
+#define SLOT 2048		/* bytes of records per process */
+#define TRACK_RING (16 << 10)
+#define MISC_COMM_EXEC 0x2000
+
+struct slot {
+	u32 pid, used;
+	u64 exit;		/* time of the leader's exit; 0 while live */
+	int inuse;
+	unsigned char *b;
+};
+
+long cfg_procs = 128;
+static struct slot *slots;
+static unsigned char *pool;
+static struct ring *tr;
+static unsigned long evicted, dropped;
+
+static u64 rtime(const struct rec_hdr *h)
+{
+	return *(const u64 *)((const unsigned char *)h + h->size - 24);
+}
+
+static struct slot *slot_get(u32 pid, int create)
+{
+	struct slot *s, *old = 0, *fresh = 0;
+
+	for (s = slots; s < slots + cfg_procs; s++) {
+		if (s->inuse && s->pid == pid)
+			return s;
+		if (!s->inuse && !fresh)
+			fresh = s;
+		if (s->inuse && s->exit && (!old || s->exit < old->exit))
+			old = s;
+	}
+	if (!create)
+		return 0;
+	if (!fresh && old) {
+		fresh = old;
+		evicted++;
+	}
+	if (!fresh) {
+		dropped++;	/* every slot is a live process */
+		return 0;
+	}
+	fresh->pid = pid;
+	fresh->used = 0;
+	fresh->exit = 0;
+	fresh->inuse = 1;
+	return fresh;
+}
+
+/* Append in time order; the oldest records go when the slot is full. */
+static void slot_add(struct slot *s, const struct rec_hdr *h)
+{
+	if (!s || h->size > SLOT)
+		return;
+	while (s->used + h->size > SLOT) {
+		u16 n = ((struct rec_hdr *)s->b)->size;
+
+		memmove(s->b, s->b + n, s->used - n);
+		s->used -= n;
+	}
+	memcpy(s->b + s->used, h, h->size);
+	s->used += h->size;
+}
+
+/* A copy of a record under another pid/tid and time (a fork's child). */
+static void slot_copy(struct slot *to, const struct rec_hdr *h, u32 pid, u32 tid, u64 t)
+{
+	u64 b[SLOT / 8];
+	unsigned char *p = (void *)b;
+
+	memcpy(b, h, h->size);
+	memcpy(p + 8, &pid, 4);
+	memcpy(p + 12, &tid, 4);
+	memcpy(p + h->size - 32, &pid, 4);	/* the trailer's TID */
+	memcpy(p + h->size - 28, &tid, 4);
+	memcpy(p + h->size - 24, &t, 8);
+	slot_add(to, (void *)b);
+}
+
+/* The latest COMM of a thread (or of the process, for tid 0). */
+static const struct rec_hdr *slot_comm(struct slot *s, u32 tid)
+{
+	const struct rec_hdr *h, *c = 0;
+	unsigned off;
+
+	for (off = 0; s && off < s->used; off += h->size) {
+		h = (const void *)(s->b + off);
+		if (h->type == REC_COMM && (!tid || *(const u32 *)(s->b + off + 12) == tid))
+			c = h;
+	}
+	return c;
+}
+
+static void fold(const struct rec_hdr *h)
+{
+	const u32 *f = (const u32 *)(h + 1);	/* pid, (p)pid/tid, ... */
+	struct slot *s, *p;
+	const struct rec_hdr *c;
+	unsigned off;
+
+	switch (h->type) {
+	case REC_COMM:
+	case REC_MMAP2:
+		slot_add(slot_get(f[0], 1), h);
+		break;
+	case REC_FORK:		/* pid, ppid, tid, ptid, time */
+		p = slot_get(f[1], 0);
+		if (f[0] != f[2]) {	/* a new thread: the comm of its creator */
+			s = slot_get(f[0], 1);
+			if ((c = slot_comm(s, f[3])) || (c = slot_comm(s, 0)))
+				slot_copy(s, c, f[0], f[2], rtime(h));
+			break;
+		}
+		s = slot_get(f[0], 0);
+		if (s && s->exit)	/* a reused pid: the old process is gone */
+			s->used = 0, s->exit = 0;
+		else if (!s)
+			s = slot_get(f[0], 1);
+		if (!s || !p)
+			break;
+		if ((c = slot_comm(p, f[3])) || (c = slot_comm(p, 0)))
+			slot_copy(s, c, f[0], f[0], rtime(h));
+		for (off = 0; off < p->used; off += c->size) {
+			c = (const void *)(p->b + off);
+			if (c->type == REC_MMAP2)
+				slot_copy(s, c, f[0], f[0], rtime(h));
+		}
+		break;
+	case REC_EXIT:
+		if (f[0] == f[2] && (s = slot_get(f[0], 0)))
+			s->exit = rtime(h) | 1;
+		break;
+	}
+}
+
+static int ntr;
+static unsigned char *batch;
+static size_t nbatch;
+static struct bix {
+	u64 t;
+	u32 off;
+} *bix;
+
+static void batch_add(const struct rec_hdr *h, void *ctx)
+{
+	if (nbatch + h->size > (size_t)ntr * TRACK_RING) {
+		fold(h);	/* cannot happen: the rings hold no more */
+		return;
+	}
+	memcpy(batch + nbatch, h, h->size);
+	nbatch += h->size;
+}
+
+static int bix_cmp(const void *a, const void *b)
+{
+	const struct bix *x = a, *y = b;
+
+	if (x->t != y->t)
+		return x->t < y->t ? -1 : 1;
+	return x->off < y->off ? -1 : 1;
+}
+
+/* The table, and room for n CPUs' tracking rings. */
+void track_init(int n)
+{
+	int i;
+
+	if (!cfg_procs)
+		return;
+	slots = xmalloc(cfg_procs * sizeof(*slots));
+	pool = xmalloc(cfg_procs * SLOT);
+	for (i = 0; i < cfg_procs; i++)
+		slots[i].b = pool + i * SLOT;
+	tr = xmalloc(n * sizeof(*tr));
+	batch = xmalloc(n * TRACK_RING);
+	bix = xmalloc(n * TRACK_RING / 40 * sizeof(*bix));
+	ntr = n;
+}
+
+/* One tracking ring for CPU number i; returns its fd for poll, or -1 if
+ * the kernel has no dummy event. build_id (5.12+) is asked for, and left
+ * out when the kernel refuses it. */
+int track_open(int i, int cpu)
+{
+	struct perf_attr a = { 0 };
+	int fd;
+
+	if (!cfg_procs)
+		return -1;
+	a.type = TYPE_SOFTWARE;
+	a.config = 9;		/* PERF_COUNT_SW_DUMMY */
+	a.size = ATTR_SIZE;
+	a.sample_type = S_IDENTIFIER | S_IP | S_TID | S_TIME | S_CPU | S_PERIOD;
+	a.flags = ATTR_SAMPLE_ID_ALL | ATTR_EXCLUDE_GUEST | ATTR_WATERMARK |
+		  ATTR_BIT(8) /* mmap */ | ATTR_BIT(9) /* comm */ | ATTR_BIT(13) /* task */ |
+		  ATTR_BIT(23) /* mmap2 */ | ATTR_BIT(24) /* comm_exec */ | ATTR_BIT(34) /* build_id */;
+	a.wakeup_events = TRACK_RING / 2;	/* wakeup_watermark: batches */
+	fd = ring_event_open(&a, cpu, -1);
+	if (fd < 0) {
+		a.flags &= ~ATTR_BIT(34);
+		fd = ring_event_open(&a, cpu, -1);
+	}
+	if (fd < 0)
+		return -1;
+	if (ring_map(tr + i, fd, cpu, TRACK_RING, 1))
+		die(1, "mmap of the tracking ring on cpu %d:", cpu);
+	return fd;
+}
+
+/* Fold what every tracking ring holds, in time order across CPUs. */
+void track_read(void)
+{
+	size_t off, n = 0, i;
+
+	if (!slots)
+		return;
+	nbatch = 0;
+	for (i = 0; i < (size_t)ntr; i++)
+		if (tr[i].base)
+			ring_read(tr + i, batch_add, 0);
+	for (off = 0; off < nbatch; off += ((struct rec_hdr *)(batch + off))->size, n++) {
+		bix[n].off = off;
+		bix[n].t = rtime((void *)(batch + off));
+	}
+	qsort(bix, n, sizeof(*bix), bix_cmp);
+	for (i = 0; i < n; i++)
+		fold((void *)(batch + bix[i].off));
+}
+
+/* The table's records, for a dump: copied to dst with the trailer's id
+ * cleared (the dummy event is not among the dump's attrs; id 0 means the
+ * first one). Returns the bytes; at most track_max(). */
+size_t track_copy(unsigned char *dst)
+{
+	size_t n = 0, off;
+	struct slot *s;
+
+	for (s = slots; s && s < slots + cfg_procs; s++) {
+		if (!s->inuse)
+			continue;
+		memcpy(dst + n, s->b, s->used);
+		for (off = 0; off < s->used; off += ((struct rec_hdr *)(dst + n + off))->size) {
+			struct rec_hdr *h = (void *)(dst + n + off);
+
+			memset((unsigned char *)h + h->size - 8, 0, 8);
+		}
+		n += s->used;
+	}
+	return n;
+}
+
+size_t track_max(void)
+{
+	return cfg_procs * SLOT;
+}
+
+/* For the dump line: how full the table is. */
+void track_stats(unsigned long *used, unsigned long *ev, unsigned long *dr)
+{
+	struct slot *s;
+
+	*used = 0;
+	for (s = slots; s && s < slots + cfg_procs; s++)
+		*used += s->inuse;
+	*ev = evicted;
+	*dr = dropped;
+}
