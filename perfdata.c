@@ -35,7 +35,7 @@ static u64 o64(u64 v) { return BE ? __builtin_bswap64(v) : v; }
 static unsigned char *oswap(unsigned char *p, unsigned char *end, const char *shape)
 {
 	for (; BE && *shape && p < end; shape++) {
-		int k, n = *shape == '*' ? 8 : *shape == 'F' ? 8 : *shape - '0';
+		int k, n = *shape == '*' ? 8 : *shape == 'F' ? 8 : *shape == 'x' ? 1 : *shape - '0';
 
 		if (p + n > end)
 			break;
@@ -77,7 +77,7 @@ static void attr_out(const struct perf_attr *a, unsigned char *o)
  * deliver at once", which is what perf record writes too. */
 #define TRAILER 32
 
-enum { F_TRACING = 1, F_HOSTNAME = 3, F_OSRELEASE, F_VERSION, F_ARCH,
+enum { F_TRACING = 1, F_BUILD_ID, F_HOSTNAME, F_OSRELEASE, F_VERSION, F_ARCH,
        F_NRCPUS, F_CMDLINE = 11, F_EVENT_DESC };
 
 struct buf {
@@ -131,7 +131,32 @@ static int bfile(struct buf *b, const char *path, int lensize)
 	return n;
 }
 
-static struct buf tracing, feats;
+/* Walk ELF notes (namesz, descsz, type, name, desc; 4-aligned) for the
+ * GNU build-id (type 3). */
+static int note_build_id(const unsigned char *p, long len, u8 *id)
+{
+	long off = 0;
+
+	while (off + 12 <= len) {
+		u32 nsz, dsz, type;
+
+		memcpy(&nsz, p + off, 4);
+		memcpy(&dsz, p + off + 4, 4);
+		memcpy(&type, p + off + 8, 4);
+		off += 12;
+		if (nsz > 256 || dsz > 256)
+			break;
+		if (type == 3 && nsz == 4 && !memcmp(p + off, "GNU", 4) && dsz >= 20 &&
+		    off + 4 + 20 <= len) {
+			memcpy(id, p + off + 4, 20);
+			return 20;
+		}
+		off += ((nsz + 3) & ~3) + ((dsz + 3) & ~3);
+	}
+	return 0;
+}
+
+static struct buf tracing, feats, kbid;
 static struct { int id; size_t off, len; } feat[8];
 static int nfeat;
 static u64 ktext;
@@ -263,6 +288,35 @@ static u64 kernel_text(void)
 	return a;
 }
 
+/* HEADER_BUILD_ID for the kernel, from /sys/kernel/notes: perf then
+ * refuses a kallsyms or vmlinux of another build instead of silently
+ * using the host's. Kept in kbid, in output order. */
+static void kernel_build_id(void)
+{
+	unsigned char notes[4096];
+	long n = readfile("/sys/kernel/notes", (char *)notes, sizeof(notes));
+	struct {
+		u32 type;
+		u16 misc, size;
+		int32_t pid;
+		u8 id[20], len, r1;
+		u16 r2;
+		char name[24];
+	} r;
+
+	memset(&r, 0, sizeof(r));
+	if (n <= 0 || !note_build_id(notes, n, r.id))
+		return;
+	r.type = REC_HEADER_BUILD_ID;
+	r.misc = MISC_KERNEL | 0x8000;		/* BUILD_ID_SIZE: len is valid */
+	r.size = sizeof(r);
+	r.pid = -1;
+	r.len = 20;
+	strcpy(r.name, "[kernel.kallsyms]");
+	oswap((void *)&r, (unsigned char *)&r + 12, "4224");
+	bput(&kbid, &r, sizeof(r));
+}
+
 /* The features, once: they say where and what was recorded. */
 void pd_features_build(int ncpu_avail, int ncpu_online)
 {
@@ -306,6 +360,8 @@ void pd_features_build(int ncpu_avail, int ncpu_online)
 	}
 	feat_end();
 	ktext = kernel_text();
+	if (CFG_BUILDID)
+		kernel_build_id();
 }
 
 /* ---- records ---- */
@@ -474,6 +530,59 @@ static void comm_one(unsigned long tid, void *ctx)
 }
 
 /* MMAP2 for each executable mapping that has a name. */
+/* The GNU build-id note of an ELF file, from its program headers and
+ * notes only; 20 bytes into id, or 0. Files are the target's own, so in
+ * its byte order. */
+static int elf_build_id(const char *path, u8 *id)
+{
+	unsigned char e[64], ph[56], note[1024];
+	int fd = open(path, O_RDONLY | O_CLOEXEC), i, n = 0, wide;
+	u64 phoff;
+	u16 phent, phnum;
+
+	if (fd < 0)
+		return 0;
+	if (pread(fd, e, 64, 0) != 64 || memcmp(e, "\177ELF", 4))
+		goto out;
+	wide = e[4] == 2;
+	if (wide) {
+		memcpy(&phoff, e + 32, 8);
+		memcpy(&phent, e + 54, 2);
+		memcpy(&phnum, e + 56, 2);
+	} else {
+		u32 o;
+
+		memcpy(&o, e + 28, 4);
+		phoff = o;
+		memcpy(&phent, e + 42, 2);
+		memcpy(&phnum, e + 44, 2);
+	}
+	for (i = 0; i < phnum && i < 64 && !n; i++) {
+		u32 type, off32, sz32;
+		u64 off, sz;
+		long len;
+
+		if (phent > sizeof(ph) || pread(fd, ph, phent, phoff + i * phent) != phent)
+			break;
+		memcpy(&type, ph, 4);
+		if (type != 4)		/* PT_NOTE */
+			continue;
+		if (wide) {
+			memcpy(&off, ph + 8, 8);
+			memcpy(&sz, ph + 32, 8);
+		} else {
+			memcpy(&off32, ph + 4, 4);
+			memcpy(&sz32, ph + 16, 4);
+			off = off32, sz = sz32;
+		}
+		len = pread(fd, note, sz < sizeof(note) ? sz : sizeof(note), off);
+		n = note_build_id(note, len, id);
+	}
+out:
+	close(fd);
+	return n;
+}
+
 static void maps_emit(u32 pid, char *b, int emit, u32 *h)
 {
 	char *p, *nl;
@@ -507,7 +616,15 @@ static void maps_emit(u32 pid, char *b, int emit, u32 *h)
 		m.maj = strtoul(q + 1, &q, 16);
 		m.min = strtoul(q + 1, &q, 16);
 		m.ino = strtoull(q + 1, &q, 10);
-		rec(REC_MMAP2, MISC_USER, &m, sizeof(m), "44888448844", path);
+		/* With its build-id, perf refuses a host file that differs. */
+		if (CFG_BUILDID && *path == '/' && elf_build_id(path, (u8 *)&m.maj + 4) > 0) {
+			memset(&m.maj, 0, 4);
+			*(u8 *)&m.maj = 20;
+			rec(REC_MMAP2, MISC_USER | MISC_MMAP_BUILD_ID, &m, sizeof(m),
+			    "44888" "xxxxxxxxxxxxxxxxxxxxxxxx" "44", path);
+		} else {
+			rec(REC_MMAP2, MISC_USER, &m, sizeof(m), "44888448844", path);
+		}
 next:
 		*nl = '\n';
 	}
@@ -636,6 +753,7 @@ void pd_stream_head(void)
 		out_put(sz, 8);
 		out_put(tracing.p, tracing.n);
 	}
+	out_put(kbid.p, kbid.n);
 }
 
 /* A round ends each dump of a stream. perf flushes, at a round, what is
@@ -693,7 +811,7 @@ void pd_file_head(void)
  * offsets are known. Sections follow the feature bits in order. */
 int pd_file_end(int fd)
 {
-	struct section s[9];
+	struct section s[10];
 	int i, n = 0, err;
 	u64 at;
 
@@ -703,6 +821,8 @@ int pd_file_end(int fd)
 	fh.attr_size = ATTR_SIZE + sizeof(struct section);
 	if (tracing.n)
 		fh.features[0] |= 1ULL << F_TRACING;
+	if (kbid.n)
+		fh.features[0] |= 1ULL << F_BUILD_ID;
 	for (i = 0; i < nfeat; i++)
 		fh.features[0] |= 1ULL << feat[i].id;
 	for (i = 0; i < 64; i++)
@@ -714,6 +834,11 @@ int pd_file_end(int fd)
 		s[n].off = out_pos;
 		s[n++].size = tracing.n;
 		out_put(tracing.p, tracing.n);
+	}
+	if (kbid.n) {
+		s[n].off = out_pos;
+		s[n++].size = kbid.n;
+		out_put(kbid.p, kbid.n);
 	}
 	for (i = 0; i < nfeat; i++) {
 		s[n].off = out_pos;

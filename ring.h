@@ -98,6 +98,7 @@ enum {
 };
 #define MISC_KERNEL 1
 #define MISC_USER 2
+#define MISC_MMAP_BUILD_ID 0x4000
 
 struct rec_hdr {
 	u32 type;
