@@ -55,3 +55,9 @@ clean:
 	rm -f tracer config.h test/ringtest test/work *.o
 
 .PHONY: defconfig allnoconfig allyesconfig menuconfig run test clean
+
+# End to end in a QEMU guest with Debian's kernel: ARCH=x86_64|aarch64|armhf|s390x
+test-qemu:
+	bash test/qemu.sh $(or $(ARCH),x86_64)
+
+.PHONY: test-qemu

@@ -1,0 +1,422 @@
+#!/bin/bash
+# test/qemu.sh ARCH - tracer end to end in a QEMU (TCG) guest running
+# Debian's own 6.1 kernel for ARCH (x86_64, aarch64, armhf, s390x), judged
+# by host perf with --symfs and the kernel package's System.map.
+#
+#   make test-qemu ARCH=aarch64        (or: bash test/qemu.sh aarch64)
+#
+# Stages (each timed): setup (apt: qemu, cpio, cross toolchain; the kernel
+# and busybox-static .debs of ARCH, cached), build (tracer for ARCH from a
+# copy of the work tree, the workload /bin/wk_hot with symbols, the host
+# tracer for -x), initramfs (busybox, tracer, wk_hot, modules, /init =
+# test/qemu-init.sh), boot (the guest runs the scenarios and powers off),
+# decode (perf script/report of the three transports, PASS/FAIL lines).
+#
+# Transports: a) -o PORT on a dedicated port (x86 ttyS1, else virtio
+# console hvc0) captured by QEMU into a file; b) frame=text on the console
+# shared with the kernel, extracted with `tracer -x`; c) tracer | nc -l in
+# the guest, read by the host through hostfwd on 127.0.0.1 only.
+#
+# Environment: QEMU_TIMEOUT (s, default 240), TRACER_QEMU_CACHE (default
+# /var/cache/tracer-qemu), ONLY=abc (transports to run), SMP (default 2),
+# HOSTPORT (default 9000 + arch index). Everything of a run stays in
+# $TRACER_QEMU_CACHE/ARCH/run: console.log, a.data, b.data*, c.data,
+# *.script, *.report, root/ (the --symfs).
+# Ends with "N passed, N failed"; exit 1 when anything failed.
+set -u
+cd "$(dirname "$0")/.." || exit 1
+TOP=$PWD
+. test/lib.sh
+
+ARCH=${1:-${ARCH:-x86_64}}
+CACHE=${TRACER_QEMU_CACHE:-/var/cache/tracer-qemu}
+TIMEOUT=${QEMU_TIMEOUT:-240}
+ONLY=${ONLY:-abc}
+SMP=${SMP:-2}
+export DEBIAN_FRONTEND=noninteractive
+
+# ---------------------------------------------------------------- stages
+T0=$(date +%s.%N) STAGE= STAGE_T=
+stage() {
+	local now; now=$(date +%s.%N)
+	[ -n "$STAGE" ] && awk -v s="$STAGE_T" -v e="$now" -v n="$STAGE" 'BEGIN { printf "== stage %s: %.1fs\n", n, e - s }'
+	STAGE=$1 STAGE_T=$now
+	[ -n "$1" ] && echo "== $1 ($ARCH)"
+}
+finish() {
+	stage ""
+	awk -v s="$T0" -v e="$(date +%s.%N)" -v a="$ARCH" 'BEGIN { printf "== total %s: %.1fs\n", a, e - s }'
+	echo "results in $R"
+	report
+	exit
+}
+setup_fail() { fail "setup: $1" "${2:-}"; finish; }
+
+# ------------------------------------------------------------ arch table
+# QEMU_ARGS: machine; CON_ARGS: console chardev; PORT_ARGS: the dedicated
+# port (%PORT% = capture file); NIC: the network device; MODS: modules to
+# load (dependencies are added).
+case $ARCH in
+x86_64)
+	DARCH=amd64 KMETA=linux-image-amd64 QPKG=qemu-system-x86 QEMU=qemu-system-x86_64
+	CROSS= WCC=musl-gcc IDX=0
+	QEMU_ARGS=(-M pc -cpu max -m 512M)
+	CON=ttyS0 PORT_DEV=/dev/ttyS1
+	CON_ARGS=(-chardev "file,id=con,path=%CON%" -serial chardev:con)
+	PORT_ARGS=(-chardev "file,id=port,path=%PORT%" -serial chardev:port)
+	NIC=e1000 MODS="e1000" ;;
+aarch64)
+	DARCH=arm64 KMETA=linux-image-arm64 QPKG=qemu-system-arm QEMU=qemu-system-aarch64
+	CROSS=aarch64-linux-musl- IDX=1
+	QEMU_ARGS=(-M virt -cpu cortex-a57 -m 512M)
+	CON=ttyAMA0 PORT_DEV=/dev/hvc0
+	CON_ARGS=(-chardev "file,id=con,path=%CON%" -serial chardev:con)
+	PORT_ARGS=(-device virtio-serial-device -chardev "file,id=port,path=%PORT%" -device virtconsole,chardev=port)
+	NIC=virtio-net-device MODS="virtio_mmio virtio_console virtio_net" ;;
+armhf)
+	DARCH=armhf KMETA=linux-image-armmp-lpae QPKG=qemu-system-arm QEMU=qemu-system-arm
+	CROSS=arm-linux-musleabihf- IDX=2
+	QEMU_ARGS=(-M virt -cpu cortex-a15 -m 512M)
+	CON=ttyAMA0 PORT_DEV=/dev/hvc0
+	CON_ARGS=(-chardev "file,id=con,path=%CON%" -serial chardev:con)
+	PORT_ARGS=(-device virtio-serial-device -chardev "file,id=port,path=%PORT%" -device virtconsole,chardev=port)
+	NIC=virtio-net-device MODS="virtio_mmio virtio_console virtio_net" ;;
+s390x)
+	DARCH=s390x KMETA=linux-image-s390x QPKG=qemu-system-misc QEMU=qemu-system-s390x
+	CROSS=s390x-linux-musl- IDX=3
+	QEMU_ARGS=(-M s390-ccw-virtio -cpu max -m 512M)
+	CON=ttysclp0 PORT_DEV=/dev/hvc0
+	CON_ARGS=(-chardev "file,id=con,path=%CON%" -device sclpconsole,chardev=con)
+	PORT_ARGS=(-device virtio-serial-ccw -chardev "file,id=port,path=%PORT%" -device virtconsole,chardev=port)
+	NIC=virtio-net-ccw MODS="virtio_console virtio_net" ;;
+*)
+	echo "usage: $0 x86_64|aarch64|armhf|s390x"; exit 2 ;;
+esac
+[ -n "$CROSS" ] && WCC=${CROSS}gcc
+HOSTPORT=${HOSTPORT:-$((9000 + IDX))}
+R=$CACHE/$ARCH/run
+ROOT=$R/root
+DEBS=$CACHE/debs
+TRACER_CONFIG='sched:sched_switch sched:sched_process_exec signal:signal_generate/sig==10/ cpu-clock@199 trip=segv buf=256k'
+
+need_root
+
+# ------------------------------------------------------------------ setup
+stage setup
+mkdir -p "$DEBS" "$CACHE/$ARCH" || setup_fail "mkdir $CACHE"
+rm -rf "$R"; mkdir -p "$R"
+pkgs=
+command -v "$QEMU" >/dev/null || pkgs="$pkgs $QPKG"
+command -v cpio >/dev/null || pkgs="$pkgs cpio"
+command -v perf >/dev/null || pkgs="$pkgs linux-perf"
+command -v musl-gcc >/dev/null || pkgs="$pkgs musl-tools"
+command -v modinfo >/dev/null || pkgs="$pkgs kmod"
+if [ -n "$pkgs" ]; then
+	echo "apt-get install$pkgs"
+	apt-get install -y -q -o DPkg::Lock::Timeout=300 $pkgs >"$R/apt.log" 2>&1 ||
+		setup_fail "apt-get install$pkgs" "$(tail -3 "$R/apt.log")"
+fi
+if [ -n "$CROSS" ] && ! command -v "$WCC" >/dev/null; then
+	test/setup-cross.sh "$ARCH" >"$R/cross.log" 2>&1 || setup_fail "test/setup-cross.sh $ARCH" "$(tail -3 "$R/cross.log")"
+fi
+if [ "$DARCH" != "$(dpkg --print-architecture)" ] && ! dpkg --print-foreign-architectures | grep -qx "$DARCH"; then
+	dpkg --add-architecture "$DARCH"
+	apt-get update -qq >/dev/null 2>&1 || echo "apt-get update reported errors; going on"
+fi
+
+# kver_pkg: the one linux-image-6.1.0-NN-FLAVOUR package the metapackage names
+kpkg_name() {
+	apt-cache depends "$KMETA:$DARCH" 2>/dev/null | awk '/Depends: linux-image-6/ { sub(/:.*/, "", $2); print $2; exit }'
+}
+KPKG=$(kpkg_name)
+if [ -z "$KPKG" ]; then
+	apt-get update -qq >/dev/null 2>&1 || echo "apt-get update reported errors; going on"
+	KPKG=$(kpkg_name)
+fi
+[ -n "$KPKG" ] || setup_fail "no linux-image package for $DARCH (apt-cache depends $KMETA:$DARCH)"
+
+# fetch PKG: one exact .deb into $DEBS (cached); prints its path
+fetch() {
+	local pkg=$1 f
+	f=$(ls "$DEBS/${pkg}_"*"_$DARCH.deb" 2>/dev/null | tail -1)
+	if [ -z "$f" ]; then
+		(cd "$DEBS" && apt-get download -q "$pkg:$DARCH" >>"$R/apt.log" 2>&1) ||
+			{ apt-get update -qq >/dev/null 2>&1; (cd "$DEBS" && apt-get download -q "$pkg:$DARCH" >>"$R/apt.log" 2>&1); }
+		f=$(ls "$DEBS/${pkg}_"*"_$DARCH.deb" 2>/dev/null | tail -1)
+	fi
+	echo "$f"
+}
+KDEB=$(fetch "$KPKG"); [ -n "$KDEB" ] || setup_fail "apt-get download $KPKG:$DARCH" "$(tail -3 "$R/apt.log")"
+BDEB=$(fetch busybox-static); [ -n "$BDEB" ] || setup_fail "apt-get download busybox-static:$DARCH" "$(tail -3 "$R/apt.log")"
+KDIR=$CACHE/$ARCH/${KPKG}
+if [ ! -e "$KDIR/.done" ]; then
+	rm -rf "$KDIR"; mkdir -p "$KDIR"
+	dpkg -x "$KDEB" "$KDIR" && touch "$KDIR/.done" || setup_fail "dpkg -x $KDEB"
+fi
+BBDIR=$CACHE/$ARCH/busybox
+if [ ! -e "$BBDIR/.done" ]; then
+	rm -rf "$BBDIR"; mkdir -p "$BBDIR"
+	dpkg -x "$BDEB" "$BBDIR" && touch "$BBDIR/.done" || setup_fail "dpkg -x $BDEB"
+fi
+KERNEL=$(ls "$KDIR"/boot/vmlinuz-* | head -1)
+SMAP=$(ls "$KDIR"/boot/System.map-* | head -1)
+KVER=$(basename "$KERNEL"); KVER=${KVER#vmlinuz-}
+# Debian's System.map is a one-line placeholder ("The real System.map is
+# in the linux-image-<version>-dbg package"): take the real one from the
+# -dbg package once (~860 MB download, System.map is near the start of its
+# data.tar), keep it, drop the .deb.
+if [ "$(wc -l <"$SMAP")" -lt 100 ]; then
+	SMAP=$KDIR/System.map-$KVER
+	if [ ! -s "$SMAP" ]; then
+		echo "the package's System.map is a placeholder; fetching $KPKG-dbg for the real one"
+		DDEB=$(fetch "$KPKG-dbg")
+		[ -n "$DDEB" ] || setup_fail "apt-get download $KPKG-dbg:$DARCH" "$(tail -3 "$R/apt.log")"
+		dpkg-deb --fsys-tarfile "$DDEB" 2>/dev/null |
+			tar -x -O --occurrence "./usr/lib/debug/boot/System.map-$KVER" >"$SMAP.tmp"
+		if [ "$(wc -l <"$SMAP.tmp")" -gt 100 ]; then mv "$SMAP.tmp" "$SMAP"; rm -f "$DDEB"
+		else rm -f "$SMAP.tmp"; setup_fail "no System.map-$KVER in $DDEB"; fi
+	fi
+fi
+MODDIR=$KDIR/lib/modules/$KVER
+echo "kernel $KPKG ($(basename "$KDEB")), busybox $(basename "$BDEB"), $($QEMU --version | head -1)"
+
+# ------------------------------------------------------------------ build
+stage build
+B=$R/build
+mkdir -p "$B/guest" "$B/host"
+for d in guest host; do
+	cp "$TOP/Makefile" "$TOP/Kconfig" "$TOP"/*.c "$TOP"/*.h "$B/$d/" 2>/dev/null
+	rm -f "$B/$d/config.h"
+done
+if make -C "$B/guest" CROSS_COMPILE="$CROSS" tracer >"$B/guest.log" 2>&1; then
+	pass "build: tracer for $ARCH ($(wc -c <"$B/guest/tracer") bytes)"
+else
+	fail "build: tracer for $ARCH" "$(tail -5 "$B/guest.log")"; finish
+fi
+if [ -z "$CROSS" ]; then HOST_TRACER=$B/guest/tracer
+elif make -C "$B/host" tracer >"$B/host.log" 2>&1; then HOST_TRACER=$B/host/tracer
+else fail "build: host tracer for -x" "$(tail -5 "$B/host.log")"; HOST_TRACER=false; fi
+mkdir -p "$ROOT/bin"
+if $WCC -g -O1 -fno-inline -static -o "$ROOT/bin/wk_hot" test/work.c >"$B/work.log" 2>&1; then
+	pass "build: wk_hot for $ARCH, static, with symbols"
+else
+	fail "build: wk_hot" "$(tail -5 "$B/work.log")"; finish
+fi
+
+# ------------------------------------------------------------- initramfs
+stage initramfs
+mkdir -p "$ROOT"/{bin,sbin,etc,proc,sys,dev,run,lib/modules}
+cp "$BBDIR/bin/busybox" "$ROOT/bin/busybox"
+# applet links from the host's busybox (same Debian build, other arch);
+# /init also runs busybox --install for any the guest's busybox adds
+for a in $(busybox --list 2>/dev/null); do
+	[ "$a" = busybox ] || ln -sf busybox "$ROOT/bin/$a"
+done
+[ -e "$ROOT/bin/sh" ] || ln -sf busybox "$ROOT/bin/sh"
+cp "$B/guest/tracer" "$ROOT/bin/tracer"
+cp test/qemu-init.sh "$ROOT/init"; chmod 755 "$ROOT/init"
+mknod -m 600 "$ROOT/dev/console" c 5 1
+
+# mod_path NAME: the .ko of a module (names use _ or -)
+mod_path() {
+	find "$MODDIR/kernel" \( -name "$1.ko*" -o -name "${1//_/-}.ko*" \) | head -1
+}
+# mod_order NAME...: NAME and its dependencies, dependencies first
+declare -A SEEN
+mod_order() {
+	local m p d
+	for m in "$@"; do
+		[ -n "${SEEN[$m]:-}" ] && continue
+		SEEN[$m]=1
+		p=$(mod_path "$m")
+		if [ -z "$p" ]; then
+			grep -q "/$m.ko" "$MODDIR/modules.builtin" 2>/dev/null || echo "!$m"
+			continue
+		fi
+		d=$(modinfo -F depends "$p" 2>/dev/null | tr ',' ' ')
+		[ -n "$d" ] && mod_order $d
+		echo "$m"
+	done
+}
+ORDER=$(mod_order $MODS)
+LOAD=
+for m in $ORDER; do
+	case $m in '!'*) fail "initramfs: module ${m#!} not found in $KPKG"; continue ;; esac
+	p=$(mod_path "$m")
+	case $p in
+	*.xz) xz -dc "$p" >"$ROOT/lib/modules/$m.ko" ;;
+	*.zst) zstd -qdc "$p" >"$ROOT/lib/modules/$m.ko" ;;
+	*.gz) gzip -dc "$p" >"$ROOT/lib/modules/$m.ko" ;;
+	*) cp "$p" "$ROOT/lib/modules/$m.ko" ;;
+	esac
+	LOAD="$LOAD $m"
+done
+WORK_MASK=1; [ "$SMP" -ge 2 ] && WORK_MASK=2
+# under TCG, aarch64/armhf/s390x are slower; give each dump its time
+cat >"$ROOT/etc/qemu-test.conf" <<EOF
+MODULES="$LOAD"
+PORT_DEV=$PORT_DEV
+TRACER_CONFIG='$TRACER_CONFIG'
+WORK_MASK=$WORK_MASK
+SETTLE_US=2500000
+DUMP_WAIT=60
+ONLY=$ONLY
+EOF
+(cd "$ROOT" && find . | cpio -o -H newc -R 0:0 --quiet | gzip -1) >"$R/initrd.gz" ||
+	setup_fail "cpio"
+echo "initramfs: $(wc -c <"$R/initrd.gz") bytes, modules:$LOAD"
+
+# ------------------------------------------------------------------ boot
+stage boot
+CONLOG=$R/console.log
+subst() { local a; for a in "$@"; do a=${a//%CON%/$CONLOG}; echo "${a//%PORT%/$R/a.data}"; done; }
+mapfile -t CA < <(subst "${CON_ARGS[@]}")
+mapfile -t PA < <(subst "${PORT_ARGS[@]}")
+: >"$CONLOG"; : >"$R/a.data"
+QCMD=(timeout "$TIMEOUT" "$QEMU" "${QEMU_ARGS[@]}" -smp "$SMP" -nodefaults -display none -monitor none
+	-no-reboot -kernel "$KERNEL" -initrd "$R/initrd.gz"
+	-append "console=$CON panic=-1 rdinit=/init"
+	"${CA[@]}" "${PA[@]}"
+	-netdev "user,id=n,hostfwd=tcp:127.0.0.1:$HOSTPORT-:9000" -device "$NIC,netdev=n")
+printf '%q ' "${QCMD[@]}" >"$R/qemu.cmd"; echo >>"$R/qemu.cmd"
+echo "qemu: $(cat "$R/qemu.cmd")"
+"${QCMD[@]}" >"$R/qemu.out" 2>&1 &
+QPID=$!
+
+# c: connect when the guest listens; retry while nobody accepts
+(
+	: >"$R/c.data"
+	while kill -0 $QPID 2>/dev/null; do
+		if grep -q "QT c: listening" "$CONLOG"; then
+			cat </dev/tcp/127.0.0.1/$HOSTPORT >"$R/c.part" 2>/dev/null
+			if [ -s "$R/c.part" ]; then mv "$R/c.part" "$R/c.data"; exit 0; fi
+		fi
+		sleep 0.3
+	done
+) &
+NCPID=$!
+wait $QPID; QRC=$?
+sleep 0.5; kill $NCPID 2>/dev/null; wait $NCPID 2>/dev/null
+tr -d '\r' <"$CONLOG" | grep -a '^QT ' | grep -av ' err: ' >"$R/qt.txt"
+cat "$R/qt.txt"
+if [ $QRC = 124 ]; then fail "boot: guest finished within ${TIMEOUT}s" "timed out; tail: $(tail -c 600 "$CONLOG" | tr -d '\r')"
+elif grep -q "QT all done" "$R/qt.txt"; then pass "boot: guest ran all scenarios and powered off (qemu exit $QRC)"
+else fail "boot: guest ran all scenarios" "qemu exit $QRC: $(tail -c 600 "$CONLOG" | tr -d '\r'; cat "$R/qemu.out")"; fi
+grep -q "QT root is read-only" "$R/qt.txt" && pass "guest: root is read-only" || fail "guest: root is read-only"
+grep -a "insmod .* failed\|network setup failed" "$R/qt.txt" | while read -r l; do echo "note: $l"; done
+
+# ---------------------------------------------------------------- decode
+stage decode
+qt() { sed -n "s/^QT $1: $2=\([^ ]*\).*/\1/p" "$R/qt.txt" | head -1; }
+KTEXT=$(sed -n 's/^QT _text \([0-9a-f]*\) .*/\1/p' "$R/qt.txt")
+MTEXT=$(awk '$3 == "_text" { print $1; exit }' "$SMAP")
+if [ -n "$KTEXT" ] && [ "$KTEXT" != "$MTEXT" ]; then echo "KASLR: runtime _text $KTEXT, System.map _text $MTEXT: relocated"
+else echo "KASLR: runtime _text ${KTEXT:-?}, System.map _text $MTEXT: not relocated (no KASLR on this guest)"; fi
+
+# decode TAG FILE: perf script and perf report of FILE, then the checks
+decode() {
+	local tag=$1 f=$2 w c tp cpu s rc n k ki kr
+	local sym=(--symfs="$ROOT" --kallsyms="$SMAP")
+	w=$(qt "$tag" work) c=$(qt "$tag" crash) tp=$(qt "$tag" tracer)
+	if [ ! -s "$f" ]; then fail "$tag: dump data ($(basename "$f")) is empty"; return; fi
+	perf script -i "$f" "${sym[@]}" -F comm,pid,tid,cpu,time,event,trace,ip,sym,dso >"$f.script" 2>"$f.script.err"; rc=$?
+	n=$(grep -c . "$f.script")
+	if [ $rc = 0 ] && [ "$n" -gt 0 ]; then pass "$tag: perf script decodes $(basename "$f") ($(wc -c <"$f") bytes, $n samples)"
+	else fail "$tag: perf script decodes $(basename "$f")" "rc=$rc, $n lines: $(head -c 400 "$f.script.err")"; return; fi
+	perf report -i "$f" "${sym[@]}" --stdio --sort comm,dso,sym >"$f.report" 2>"$f.report.err"; rc=$?
+	[ $rc = 0 ] && grep -q '%' "$f.report" && pass "$tag: perf report --stdio exits 0" ||
+		fail "$tag: perf report --stdio exits 0" "rc=$rc: $(head -c 400 "$f.report.err")"
+	[ -n "$w" ] || { fail "$tag: the guest printed the workload pid"; return; }
+	# sched_process_exec of /bin/wk_hot by the workload's pid, with its comm
+	s=$(awk -v p="$w" '$2 == p"/"p && /sched:sched_process_exec:/ && /filename=\/bin\/wk_hot /' "$f.script" | head -1)
+	[ -n "$s" ] && [ "$(echo "$s" | awk '{ print $1 }')" = wk_hot ] &&
+		pass "$tag: sched_process_exec filename=/bin/wk_hot, comm wk_hot, pid/tid $w/$w" ||
+		fail "$tag: sched_process_exec of pid $w" "$(grep -m3 sched_process_exec "$f.script")"
+	s=$(awk -v p="$w" '$1 == "wk_hot" && $2 == p"/"p && /signal:signal_generate:/' "$f.script" | head -1)
+	case "$s" in *" sig=10 "*"comm=wk_hot pid=$w "*) pass "$tag: signal_generate sig=10 comm=wk_hot pid=$w" ;;
+	*) fail "$tag: signal_generate sig=10 comm=wk_hot pid=$w" "${s:-$(grep -m3 signal_generate "$f.script")}" ;; esac
+	# pinned by taskset: every event of the workload after its exec on CPU WORK_MASK-1
+	cpu=$(printf '[%03d]' $((WORK_MASK - 1)))
+	s=$(awk -v p="$w" '$2 == p"/"p && /sched:sched_process_exec:/ { t = $4 + 0 }
+		$2 == p"/"p && t && $4 + 0 >= t { n[$3]++ } END { for (c in n) printf " %d %s", n[c], c }' "$f.script")
+	case "$s" in " "*" $cpu") pass "$tag: all events of wk_hot $w after its exec on cpu $cpu (taskset $WORK_MASK):$s" ;;
+	*) fail "$tag: events of wk_hot $w after its exec on cpu $cpu" "count cpu:$s" ;; esac
+	# user symbols: cpu-clock samples of the workload in work_hot_loop
+	n=$(awk -v p="$w" '$2 == p"/"p && /cpu-clock:/' "$f.script" | wc -l)
+	k=$(awk -v p="$w" '$2 == p"/"p && /cpu-clock:/ && /work_hot_loop/' "$f.script" | wc -l)
+	[ "$k" -gt 0 ] && grep -q 'work_hot_loop' "$f.report" &&
+		pass "$tag: user symbols: $k of $n cpu-clock samples of wk_hot in work_hot_loop (/bin/wk_hot)" ||
+		fail "$tag: user symbols: work_hot_loop in cpu-clock samples of pid $w" "$n samples: $(awk -v p="$w" '$2 == p"/"p && /cpu-clock:/' "$f.script" | head -3)"
+	# kernel symbols across KASLR: resolved names, and the idle task in an idle function
+	ki=$(grep 'cpu-clock:' "$f.script" | grep -c 'kernel.kallsyms')
+	kr=$(grep 'cpu-clock:' "$f.script" | grep 'kernel.kallsyms' | grep -vc 'unknown')
+	s=$(awk '$2 == "0/0" && /cpu-clock:/' "$f.script" | grep -m1 -E '[ _](default_idle|arch_cpu_idle|cpu_do_idle|native_safe_halt|pv_native_safe_halt|cpu_idle_poll|do_idle|psw_idle|enabled_wait|default_idle_call|cpuidle_enter_state|arch_cpu_idle_exit)')
+	[ "$kr" -gt 0 ] && [ $((kr * 2)) -ge "$ki" ] && [ -n "$s" ] &&
+		pass "$tag: kernel symbols via System.map across KASLR: $kr of $ki kernel samples named, idle: $(echo "$s" | awk '{ print $(NF-1) }')" ||
+		fail "$tag: kernel symbols via System.map across KASLR" "$kr of $ki named; swapper: $(awk '$2 == "0/0" && /cpu-clock:/' "$f.script" | head -2)"
+	[ "${3:-}" = nocrash ] || crash_check "$tag" "$f"
+}
+
+# crash_check TAG FILE: the crash that tripped trip=segv is in the dump
+crash_check() {
+	local tag=$1 f=$2 c s
+	c=$(qt "$tag" crash)
+	[ -s "$f.script" ] || perf script -i "$f" -F comm,pid,tid,cpu,time,event,trace >"$f.script" 2>"$f.script.err"
+	s=$(grep 'signal:signal_generate:' "$f.script" | grep -m1 " sig=11 .*comm=wk_hot pid=$c ")
+	[ -n "$c" ] && [ -n "$s" ] && pass "$tag: trip=segv hit in $(basename "$f"): signal_generate sig=11 comm=wk_hot pid=$c" ||
+		fail "$tag: trip=segv hit in $(basename "$f"): signal_generate sig=11 pid=$c" "$(grep -m3 'sig=11' "$f.script"; head -c 300 "$f.script.err")"
+}
+
+# guest-side verdicts of a transport: three dumps with their reasons, exit 0
+guest_checks() {
+	local tag=$1 e
+	e=$(tr -d '\r' <"$CONLOG" | grep -a "^QT $tag err: ")
+	grep -q "^QT $tag: tracer=" "$R/qt.txt" || { fail "$tag: tracer started in the guest" "$(echo "$e" | head -5)"; return 1; }
+	echo "$e" | grep -q "dump 1 (signal)" && echo "$e" | grep -q "dump 2 (trip segv by pid $(qt "$tag" crash) (wk_hot))" &&
+		echo "$e" | grep -q "dump 3 (exit)" &&
+		pass "$tag: guest: dump 1 (signal), dump 2 (trip segv by the crash), dump 3 (exit)" ||
+		fail "$tag: guest: three dumps with their reasons" "$(echo "$e" | grep -v 'bytes written,' | head -8)"
+	grep -q "^QT $tag: tracer exit=0" "$R/qt.txt" &&
+		pass "$tag: guest: tracer exit 0" || fail "$tag: guest: tracer exit 0" "$(grep "^QT $tag: tracer exit" "$R/qt.txt")"
+	return 0
+}
+
+if [ -z "${ONLY##*a*}" ]; then
+	echo "-- a: -o $PORT_DEV, a dedicated port captured to a file"
+	guest_checks a && decode a "$R/a.data"
+	check "a: two or more dumps in one stream, times in order" monotonic "$R/a.data"
+fi
+
+if [ -z "${ONLY##*b*}" ]; then
+	echo "-- b: frame=text on the console ($CON), extracted with tracer -x"
+	if guest_checks b; then
+		tr -d '\r' <"$CONLOG" | awk '/#TRACER BEGIN/ { f = 1 } f && !/^#T / && !/#TRACER/ { n++ } /#TRACER END/ { f = 0 } END { print n + 0 }' >"$R/b.mixed"
+		echo "console: $(cat "$R/b.mixed") kernel/other lines inside the frames"
+		"$HOST_TRACER" -x -o "$R/b.data" <"$CONLOG" >"$R/b.x.out" 2>"$R/b.x.err"; rc=$?
+		[ $rc = 0 ] && [ -s "$R/b.data" ] && [ -s "$R/b.data.1" ] && [ -s "$R/b.data.2" ] &&
+			pass "b: tracer -x -o extracts three dumps from the console log" ||
+			fail "b: tracer -x -o extracts three dumps from the console log" "rc=$rc: $(cat "$R/b.x.err") files: $(ls "$R" | grep '^b.data' | tr '\n' ' ')"
+		"$HOST_TRACER" -x <"$CONLOG" >"$R/b.last" 2>"$R/b.last.err"; rc=$?
+		[ $rc = 0 ] && cmp -s "$R/b.last" "$R/b.data.2" && pass "b: tracer -x (no -n) is the last dump" ||
+			fail "b: tracer -x (no -n) is the last dump" "rc=$rc: $(cat "$R/b.last.err")"
+		"$HOST_TRACER" -x -n 1 <"$CONLOG" 2>/dev/null | cmp -s - "$R/b.data" && pass "b: tracer -x -n 1 is dump 1" ||
+			fail "b: tracer -x -n 1 is dump 1"
+		# damage one frame line of dump 1: -x names it and fails
+		awk '/#TRACER BEGIN 1/ { f = 1 } f && /^#T 5 / && !done { sub(/#T 5 ..../, "&@"); done = 1 } { print }' "$CONLOG" >"$R/b.bad"
+		err=$("$HOST_TRACER" -x -n 1 <"$R/b.bad" 2>&1 >/dev/null); rc=$?
+		case "$rc:$err" in [1-9]*:*line*) pass "b: a damaged console line fails -x and is named: $(echo "$err" | head -1)" ;;
+		*) fail "b: a damaged console line fails -x and is named" "rc=$rc: $err" ;; esac
+		# each framed dump stands alone: the workload in dump 1, the crash in dump 2
+		decode b "$R/b.data" nocrash
+		crash_check b "$R/b.data.1"
+		check "b: dump 3 decodes alone" perf script -i "$R/b.data.2"
+	fi
+fi
+
+if [ -z "${ONLY##*c*}" ]; then
+	echo "-- c: tracer | nc -l -p 9000 in the guest, host reads 127.0.0.1:$HOSTPORT"
+	grep -q "QT c: host connected" "$R/qt.txt" && pass "c: host connected through hostfwd" || fail "c: host connected through hostfwd"
+	guest_checks c && decode c "$R/c.data"
+	check "c: two or more dumps in one stream, times in order" monotonic "$R/c.data"
+fi
+finish
