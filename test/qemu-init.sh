@@ -27,6 +27,7 @@ if touch /rootfile 2>/dev/null; then say "root is writable"; else say "root is r
 ip link set lo up
 ip addr add 10.0.2.15/24 dev eth0 && ip link set eth0 up || say "network setup failed"
 say "_text $(grep -m1 ' _text$' /proc/kallsyms)"
+say "kallsyms: $(grep -c . /proc/kallsyms) lines, first: $(head -1 /proc/kallsyms), $(grep -m3 -E ' (_stext|_head|_text|_etext)$' /proc/kallsyms | tr '\n' ' ')"
 
 # wait_for FILE PATTERN SECONDS: poll for PATTERN in FILE
 wait_for() {
