@@ -1160,8 +1160,16 @@ static void dump(const char *why)
 		errno = err;
 		msg("dump %d (%s): writing %s failed, recording goes on:", dumps, why, name);
 	} else {
-		msg("dump %d (%s): %L bytes, %L records, %d CPUs, paused %L us, wrote in %L us, to %s",
-		    dumps, why, out_pos, (u64)nrec, nring, t1 - t0, t2 - t1, name);
+		unsigned long used = 0, ev = 0, dr = 0;
+		char tab[80] = "";
+
+		if (CFG_TRACK && cfg_procs) {
+			track_stats(&used, &ev, &dr);
+			fmt(tab, sizeof(tab), ", procs %L/%L (%L evicted, %L not kept)",
+			    (u64)used, (u64)cfg_procs, (u64)ev, (u64)dr);
+		}
+		msg("dump %d (%s): %L bytes, %L records, %d CPUs, paused %L us, wrote in %L us, to %s%s",
+		    dumps, why, out_pos, (u64)nrec, nring, t1 - t0, t2 - t1, name, tab);
 	}
 	if (cfg_dumps && dumps >= cfg_dumps) {
 		msg("made dumps=%d, exiting", (int)cfg_dumps);
@@ -1349,6 +1357,7 @@ static _Noreturn void usage(int code)
 "                      presets trip=segv trip=oom trip=oops trip=exit\n"
 "  count=N after=T holdoff=T  tripwire defaults (T: 500us 200ms 2s)\n"
 "  dumps=N             exit after N dumps\n"
+"  procs=N             processes the tracking table keeps (128; 0: off)\n"
 "  frame=text          checksummed text lines for a shared console\n"
 "  baud=N              serial speed for -o /dev/ttyXXX\n"
 "Default:\n  " DEFAULT_CONFIG " buf=128k\n";

@@ -18,6 +18,24 @@ testing() {
 	else fail "$1" "expected '$2', got '$3'"; fi
 }
 
+# idle_check NAME SECONDS: tracer ($TPID) must not wake up while nothing
+# is sent to it. Process activity elsewhere on the machine wakes the
+# tracking ring (by design), so then the premise is gone: SKIP.
+idle_check() {
+	local a b f0 f1
+	sleep 0.5
+	f0=$(awk '/^processes/ { print $2 }' /proc/stat)
+	a=$(awk '/^voluntary_ctxt_switches/ { print $2 }' /proc/$TPID/status)
+	sleep "$2"
+	b=$(awk '/^voluntary_ctxt_switches/ { print $2 }' /proc/$TPID/status)
+	f1=$(awk '/^processes/ { print $2 }' /proc/stat)
+	if [ "$f0" = "$f1" ] || [ "$a" = "$b" ]; then
+		testing "$1" "$a" "$b"
+	else
+		skip "$1" "$((f1 - f0)) processes started elsewhere meanwhile ($((b - a)) wake-ups)"
+	fi
+}
+
 # keep FILE...: save the evidence of a failure where it outlives $T.
 keep() {
 	mkdir -p /tmp/tracer-failed && cp "$@" /tmp/tracer-failed/ && echo "(kept in /tmp/tracer-failed)"

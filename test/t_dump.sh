@@ -144,11 +144,7 @@ kill -INT $TP 2>/dev/null; wait
 
 # --- idle means idle: no wake-ups while nothing is sent ---
 if start_tracer "$T/i"; then
-	sleep 0.5
-	a=$(awk '/^voluntary_ctxt_switches/ { print $2 }' /proc/$TPID/status)
-	sleep 5
-	b=$(awk '/^voluntary_ctxt_switches/ { print $2 }' /proc/$TPID/status)
-	testing "idle 5 s: voluntary context switches do not grow" "$a" "$b"
+	idle_check "idle 5 s: voluntary context switches do not grow" 5
 	grep -q "State:.*S (sleeping)" /proc/$TPID/status && pass "idle: asleep" || fail "idle: asleep"
 	stop_tracer >/dev/null
 fi

@@ -7,6 +7,10 @@
  *   eat MB     allocate and touch MB megabytes (for the OOM killer)
  *   crash      dereference NULL
  *   exit N     exit with status N
+ *   forkexec P fork; the child execs P with "spin 200"; we go on
+ *   forkspin MS fork; the child spins MS ms in work_hot_loop and exits
+ *   storm N    fork N children that exit at once, one after another
+ *   wait       wait for our children
  *   hold       wait for SIGTERM, so /proc still knows us at dump time
  */
 #include <signal.h>
@@ -14,6 +18,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/wait.h>
 
 static void on_usr1(int s) { (void)s; }
 
@@ -55,6 +60,26 @@ int main(int argc, char **argv)
 			return *(volatile int *)(argv[i] - (long)argv[i]);
 		else if (!strcmp(argv[i], "exit"))
 			return n;
+		else if (!strcmp(argv[i], "forkexec")) {
+			if (!fork()) {
+				execl(argv[i + 1], argv[i + 1], "spin", "200", (char *)0);
+				_exit(127);
+			}
+			i++;
+		} else if (!strcmp(argv[i], "forkspin")) {
+			if (!fork())
+				_exit(work_hot_loop(n) == 1);
+			i++;
+		} else if (!strcmp(argv[i], "storm")) {
+			for (long k = 0; k < n; k++)
+				if (!fork())
+					_exit(0);
+				else
+					wait(0);
+			i++;
+		} else if (!strcmp(argv[i], "wait"))
+			while (wait(0) > 0)
+				;
 		else if (!strcmp(argv[i], "hold"))
 			for (;;)
 				pause();

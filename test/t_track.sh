@@ -1,0 +1,113 @@
+# The tracking ring and process table: processes that exited before the
+# dump keep their comm, binary and symbols; build-ids guard against the
+# wrong binary; kernel symbols come from a copied kallsyms.
+
+P=tk$$x$RANDOM; P=${P:0:15}	# a process that will be gone at dump time
+cp "$T/work" "$T/$P"
+
+# symreport DUMP [perf options]: "comm dso sym" of cpu-clock samples
+symreport() {
+	local f=$1; shift
+	perf report -i "$f" --stdio --sort comm,dso,sym "$@" 2>/dev/null | awk '/^ +[0-9.]+%/ { print $2, $3, $5 }'
+}
+
+# --- 1. an exited process, tracking off, then on ---
+for procs in 0 128; do
+	rm -f "$T/tk$procs.data"*
+	start_tracer "$T/tk$procs" -o "$T/tk$procs.data" "sched:sched_switch cpu-clock@199 buf=128k procs=$procs" || continue
+	"$T/$P" spin 300 sleep 10
+	# other activity after it is gone
+	for i in $(seq 100); do /bin/true; done
+	stop_tracer >/dev/null
+done
+symreport "$T/tk0.data" >"$T/tk0.rep"
+grep -q "^$P " "$T/tk0.rep" && fail "procs=0: without tracking the exited process has no name" ||
+	pass "procs=0: without tracking the exited process has no name (the problem)"
+symreport "$T/tk128.data" >"$T/tk128.rep"
+grep -q "^$P $P work_hot_loop$" "$T/tk128.rep" &&
+	pass "tracking: exited process's samples -> its comm, binary and function" ||
+	fail "tracking: exited process's samples -> comm, binary, function" "$(head -5 "$T/tk128.rep")"
+perf script -i "$T/tk128.data" 2>/dev/null | grep -E "^ *$P +[0-9]+ .*sched:sched_switch" | grep -q "prev_comm=$P" &&
+	pass "tracking: its comm on its sched_switch lines" || fail "tracking: its comm on its sched_switch lines"
+
+# --- 2. stripped on the target, unstripped under --symfs; a wrong binary ---
+mkdir -p "$T/target" "$T/symfs$T/target" "$T/wrong$T/target"
+S=st$$x$RANDOM; S=${S:0:15}
+cp "$T/work" "$T/symfs$T/target/$S"			# the unstripped copy, on the host
+cp "$T/work" "$T/target/$S"; strip -s "$T/target/$S"	# what the board runs
+printf 'int main(void) { return 0; }\n' >"$T/other.c"; gcc -O1 -g -o "$T/wrong$T/target/$S" "$T/other.c"
+rm -f "$T/st.data"*
+if start_tracer "$T/st" -o "$T/st.data" 'cpu-clock@199'; then
+	"$T/target/$S" spin 300
+	stop_tracer >/dev/null
+	symreport "$T/st.data" >"$T/st.plain"
+	grep -q "^$S $S work_hot_loop$" "$T/st.plain" && fail "stripped binary: no symbols without --symfs" "$(grep "^$S" "$T/st.plain")" ||
+		pass "stripped binary: no symbols of its own"
+	symreport "$T/st.data" --symfs="$T/symfs" >"$T/st.symfs"
+	grep -q "^$S $S work_hot_loop$" "$T/st.symfs" && pass "--symfs with the unstripped copy: symbols resolve" ||
+		fail "--symfs with the unstripped copy: symbols resolve" "$(grep "^$S" "$T/st.symfs")"
+	symreport "$T/st.data" --symfs="$T/wrong" >"$T/st.wrong"
+	if grep "^$S $S " "$T/st.wrong" | grep -qvE ' (\[\.\] )?(0x)?[0-9a-f]+$|unknown'; then
+		fail "a different binary at that path: no wrong symbols" "$(grep "^$S" "$T/st.wrong")"
+	else
+		pass "a different binary at that path: no wrong symbols (build-id refused it)"
+	fi
+fi
+
+# --- 3. kernel symbols from a copied kallsyms ---
+# The copy names one symbol differently, so its use is visible.
+sed 's/ __schedule$/ __schedule_from_copy/' /proc/kallsyms >"$T/kallsyms"
+if start_tracer "$T/ks" -o "$T/ks.data" 'sched:sched_switch'; then
+	"$T/work" sleep 10 sleep 10
+	stop_tracer >/dev/null
+	perf report -i "$T/ks.data" --stdio --sort sym --kallsyms="$T/kallsyms" 2>/dev/null | grep -q '\[k\] __schedule_from_copy' &&
+		pass "--kallsyms=COPY resolves kernel symbols from the copy" ||
+		fail "--kallsyms=COPY resolves kernel symbols" "$(perf report -i "$T/ks.data" --stdio --sort sym --kallsyms="$T/kallsyms" 2>&1 | grep -m3 '\[k\]')"
+fi
+
+# --- 4. fork: the child execs and exits, the parent spins on ---
+PA=pa$$x$RANDOM; PA=${PA:0:15}; CH=ch$$x$RANDOM; CH=${CH:0:15}
+cp "$T/work" "$T/$PA"; cp "$T/work" "$T/$CH"
+rm -f "$T/fk.data"*
+if start_tracer "$T/fk" -o "$T/fk.data" 'sched:sched_switch sched:sched_process_exec cpu-clock@199'; then
+	"$T/$PA" forkexec "$T/$CH" spin 200 forkspin 200 wait
+	for i in $(seq 50); do /bin/true; done
+	stop_tracer >/dev/null
+	symreport "$T/fk.data" >"$T/fk.rep"
+	grep -q "^$PA $PA work_hot_loop$" "$T/fk.rep" && pass "fork: the parent keeps its comm and dso" ||
+		fail "fork: the parent keeps its comm and dso" "$(grep -E "^($PA|$CH|:)" "$T/fk.rep" | head)"
+	grep -q "^$CH $CH work_hot_loop$" "$T/fk.rep" && pass "fork: the exec'd child has its own comm and dso" ||
+		fail "fork: the exec'd child has its own comm and dso" "$(grep -E "^($PA|$CH|:)" "$T/fk.rep" | head)"
+	n=$(perf script -i "$T/fk.data" -F comm,event 2>/dev/null | grep -c "^ *$PA .*cpu-clock")
+	[ "$n" -ge 50 ] && pass "fork: the fork-only child's samples carry the parent's comm ($n)" ||
+		fail "fork: the fork-only child's samples carry the parent's comm" "$n samples"
+fi
+
+# --- 5. idle stays idle; churn is handled in batches ---
+if start_tracer "$T/id" 'sched:sched_switch'; then
+	idle_check "tracking on, no process activity for 10 s: no wake-ups" 10
+	b=$(awk '/^voluntary_ctxt_switches/ { print $2 }' /proc/$TPID/status)
+	"$T/work" storm 500
+	sleep 0.2
+	c=$(awk '/^voluntary_ctxt_switches/ { print $2 }' /proc/$TPID/status)
+	[ $((c - b)) -le 100 ] && pass "500 processes: $((c - b)) wake-ups, each a batch" ||
+		fail "500 processes: wake-ups in batches" "$((c - b)) wake-ups"
+	stop_tracer >/dev/null
+fi
+
+# --- 6. a fork storm: the table stays in its bound, tracer keeps running ---
+if start_tracer "$T/fs" 'sched:sched_process_exec procs=64'; then
+	r0=$(awk '/^VmRSS/ { print $2 }' /proc/$TPID/status)
+	"$T/work" storm 10000
+	dump_wait "$T/fs" 1 >/dev/null
+	r1=$(awk '/^VmRSS/ { print $2 }' /proc/$TPID/status)
+	l=$(grep "dump 1 (" "$T/fs.err")
+	case "$l" in *"procs "[0-9]*"/64 ("*" evicted"*)
+		u=${l##*procs }; u=${u%%/*}
+		[ "$u" -le 64 ] && kill -0 $TPID && [ $((r1 - r0)) -lt 2048 ] &&
+			pass "fork storm of 10000: table $u/64, RSS +$((r1 - r0)) KiB, still running" ||
+			fail "fork storm: table within bound" "$l; RSS $r0 -> $r1 KiB" ;;
+	*) fail "fork storm: table within bound" "$l" ;;
+	esac
+	stop_tracer >/dev/null
+fi
