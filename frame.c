@@ -172,8 +172,7 @@ static void xput(struct xdump *d, const unsigned char *p, size_t n)
 {
 	if (d->n + n > d->cap) {
 		d->cap = (d->n + n) * 2;
-		if (!(d->b = realloc(d->b, d->cap)))
-			die(1, "out of memory");
+		d->b = xrealloc(d->b, d->n, d->cap);
 	}
 	memcpy(d->b + d->n, p, n);
 	d->n += n;
@@ -183,7 +182,7 @@ static void xput(struct xdump *d, const unsigned char *p, size_t n)
 static void xline(struct xdump *d, char *s, long ln)
 {
 	char *e, *data, *sp;
-	unsigned long seq = strtoul(s, &e, 10);
+	unsigned long seq = xtou(s, &e, 10);
 	unsigned char raw[LINE + 3];
 	int n;
 
@@ -191,7 +190,7 @@ static void xline(struct xdump *d, char *s, long ln)
 	sp = strchr(data, ' ');
 	if (*e != ' ' || !sp || sp - data > LINE * 4 / 3 || strlen(sp + 1) < 8 ||
 	    (n = unb64(data, sp - data, raw)) < 0 ||
-	    crc32(0, raw, n) != strtoul(sp + 1, 0, 16)) {
+	    crc32(0, raw, n) != xtou(sp + 1, 0, 16)) {
 		msg("dump %d: capture line %L is corrupt (frame line %L)", d->dump, (u64)ln, (u64)d->next);
 		d->bad = 1;
 		d->next++;
@@ -211,8 +210,8 @@ static void xline(struct xdump *d, char *s, long ln)
 static void xend(struct xdump *d, char *s, long ln)
 {
 	char *e;
-	unsigned long len = strtoul(s, &e, 10);
-	u32 crc = strtoul(e, 0, 16);
+	unsigned long len = xtou(s, &e, 10);
+	u32 crc = xtou(e, 0, 16);
 
 	if (d->n != len || crc32(0, d->b, d->n) != crc) {
 		msg("dump %d: %L bytes recovered of %L, or the checksum is wrong (end at capture line %L)",
@@ -257,8 +256,8 @@ int frame_extract(int sel, const char *out)
 	int nd = 0, i, rc = 0, cur = -1;
 
 	for (;;) {
-		if (n + 65536 > cap && !(buf = realloc(buf, cap = cap * 2 + 65536)))
-			die(1, "out of memory");
+		if (n + 65536 > cap)
+			buf = xrealloc(buf, n, cap = cap * 2 + 65536);
 		if ((r = read(0, buf + n, cap - n - 1)) <= 0)
 			break;
 		n += r;
@@ -273,7 +272,7 @@ int frame_extract(int sel, const char *out)
 			*nl = 0;
 		if (nl > line && nl[-1] == '\r')
 			nl[-1] = 0;
-		if ((m = strstr(line, "#TRACER BEGIN "))) {
+		if ((m = xstrstr(line, "#TRACER BEGIN "))) {
 			if (cur >= 0 && !d[cur].done) {
 				msg("dump %d: no end marker before capture line %L", d[cur].dump, (u64)ln);
 				d[cur].bad = 1;
@@ -281,10 +280,10 @@ int frame_extract(int sel, const char *out)
 			if (nd == 256)
 				die(1, "more than 256 dumps in one capture");
 			cur = nd++;
-			d[cur].dump = atoi(m + 14);
-		} else if (cur >= 0 && !d[cur].done && (m = strstr(line, "#T "))) {
+			d[cur].dump = xtou(m + 14, 0, 10);
+		} else if (cur >= 0 && !d[cur].done && (m = xstrstr(line, "#T "))) {
 			xline(d + cur, m + 3, ln);
-		} else if (cur >= 0 && !d[cur].done && (m = strstr(line, "#TRACER END "))) {
+		} else if (cur >= 0 && !d[cur].done && (m = xstrstr(line, "#TRACER END "))) {
 			xend(d + cur, strchr(m + 12, ' ') ? strchr(m + 12, ' ') + 1 : m + 12, ln);
 		}
 	}

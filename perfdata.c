@@ -89,9 +89,7 @@ static void bput(struct buf *b, const void *p, size_t n)
 {
 	if (b->n + n > b->cap) {
 		b->cap = (b->n + n) * 2 + 4096;
-		b->p = realloc(b->p, b->cap);
-		if (!b->p)
-			die(1, "out of memory");
+		b->p = xrealloc(b->p, b->n, b->cap);
 	}
 	memcpy(b->p + b->n, p, n);
 	b->n += n;
@@ -180,7 +178,7 @@ void pd_tracing_build(void)
 		u8 v[2] = { __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__, sizeof(long) };
 		bput(&tracing, v, 2);
 	}
-	bput32(&tracing, sysconf(_SC_PAGESIZE));
+	bput32(&tracing, getpagesize());
 	bput(&tracing, "header_page", 12);
 	strcpy(path, tracefs);
 	strcat(path, "/events/header_page");
@@ -277,7 +275,7 @@ static u64 kernel_text(void)
 		b[n] = 0;
 		for (; (nl = strchr(p, '\n')); p = nl + 1) {
 			if (nl - p > 10 && !strncmp(nl - 8, " T _text", 8)) {
-				a = strtoull(p, &e, 16);
+				a = xtou(p, &e, 16);
 				break;
 			}
 		}
@@ -425,8 +423,8 @@ static void kernel_maps(void)
 		}
 		if (i < 6 || strlen(f[0]) > 64)
 			continue;
-		m.start = strtoull(f[5], 0, 16);
-		m.len = strtoull(f[1], 0, 10);
+		m.start = xtou(f[5], 0, 16);
+		m.len = xtou(f[1], 0, 10);
 		m.pgoff = 0;
 		if (!m.start)
 			continue;
@@ -497,7 +495,7 @@ static void each_num(const char *dir, void (*fn)(unsigned long, void *), void *c
 	while ((n = syscall(SYS_getdents64, fd, b, sizeof(b))) > 0) {
 		for (i = 0; i < n; i += *(u16 *)(b + i + 16)) {
 			char *name = b + i + 19, *e;
-			unsigned long v = strtoul(name, &e, 10);
+			unsigned long v = xtou(name, &e, 10);
 
 			if (*name >= '0' && *name <= '9' && !*e)
 				fn(v, ctx);
@@ -600,7 +598,7 @@ static void maps_emit(u32 pid, char *b, int emit, u32 *h)
 		*nl = 0;
 		path = strchr(p, '/');
 		if (!path)
-			path = strstr(p, "[vdso]");
+			path = xstrstr(p, "[vdso]");
 		q = strchr(p, ' ');
 		if (!path || !q || q[3] != 'x')
 			goto next;
@@ -608,14 +606,14 @@ static void maps_emit(u32 pid, char *b, int emit, u32 *h)
 			*h = hash(p, nl - p, *h);
 			goto next;
 		}
-		m.start = strtoull(p, &q, 16);
-		m.len = strtoull(q + 1, &q, 16) - m.start;
+		m.start = xtou(p, &q, 16);
+		m.len = xtou(q + 1, &q, 16) - m.start;
 		m.prot = (q[1] == 'r') | (q[2] == 'w') << 1 | 4;
 		m.flags = q[4] == 'p' ? 2 : 1;
-		m.pgoff = strtoull(q + 6, &q, 16);
-		m.maj = strtoul(q + 1, &q, 16);
-		m.min = strtoul(q + 1, &q, 16);
-		m.ino = strtoull(q + 1, &q, 10);
+		m.pgoff = xtou(q + 6, &q, 16);
+		m.maj = xtou(q + 1, &q, 16);
+		m.min = xtou(q + 1, &q, 16);
+		m.ino = xtou(q + 1, &q, 10);
 		/* With its build-id, perf refuses a host file that differs. */
 		if (CFG_BUILDID && *path == '/' && elf_build_id(path, (u8 *)&m.maj + 4) > 0) {
 			memset(&m.maj, 0, 4);

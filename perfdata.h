@@ -28,6 +28,11 @@ _Noreturn void die(int code, const char *fmt, ...);
 void msg(const char *fmt, ...);
 long readfile(const char *path, char *buf, long max);
 void *xmalloc(size_t n);
+void *xrealloc(void *p, size_t old, size_t n);
+char *xstrdup(const char *s);
+char *xstrndup(const char *s, size_t n);
+u64 xtou(const char *s, char **end, int base);
+char *xstrstr(const char *h, const char *n);
 void dir_each(const char *dir, void (*fn)(const char *, void *), void *ctx);
 
 /* The output: a buffered sink that remembers its first error. */

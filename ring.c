@@ -15,7 +15,7 @@ int ring_event_open(struct perf_attr *a, int cpu, int group)
  * a forward ring is mapped writable so we can hand back data_tail. */
 int ring_map(struct ring *r, int fd, int cpu, unsigned long size, int forward)
 {
-	long pg = sysconf(_SC_PAGESIZE);
+	long pg = getpagesize();
 	void *p = mmap(0, pg + size, PROT_READ | (forward ? PROT_WRITE : 0),
 		       MAP_SHARED, fd, 0);
 

@@ -9,7 +9,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <fnmatch.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -18,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/resource.h>
 #include <sys/signalfd.h>
@@ -140,13 +140,92 @@ _Noreturn void die(int code, const char *f, ...)
 	_exit(code);
 }
 
+/* ---- small stand-ins for libc, so the static binary stays small ---- */
+
+/* Memory is only taken at set-up (and by -x) and never given back, so
+ * a bump allocator over mmap does; big blocks get their own mapping.
+ * Both come zeroed, and untouched pages cost nothing. */
 void *xmalloc(size_t n)
 {
-	void *p = calloc(1, n);
+	static char *cur, *end;
+	char *p;
 
-	if (!p)
-		die(1, "out of memory");
+	n = (n + 15) & ~(size_t)15;
+	if (n >= 1 << 16 || (size_t)(end - cur) < n) {
+		size_t m = n >= 1 << 16 ? n : 1 << 18;
+
+		p = mmap(0, m, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (p == MAP_FAILED)
+			die(1, "out of memory");
+		if (m == n)
+			return p;
+		cur = p, end = p + m;
+	}
+	p = cur;
+	cur += n;
 	return p;
+}
+
+void *xrealloc(void *p, size_t old, size_t n)
+{
+	void *q = xmalloc(n);
+
+	return p ? memcpy(q, p, old < n ? old : n) : q;
+}
+
+char *xstrndup(const char *s, size_t n)
+{
+	char *p = xmalloc(n + 1);
+
+	return memcpy(p, s, n);
+}
+
+char *xstrdup(const char *s)
+{
+	return xstrndup(s, strlen(s));
+}
+
+/* strtoull without locale or errno: spaces, then an optional 0x for
+ * base 16, then digits. */
+u64 xtou(const char *s, char **end, int base)
+{
+	u64 v = 0;
+
+	while (*s == ' ' || *s == '\t')
+		s++;
+	if (base == 16 && s[0] == '0' && (s[1] | 32) == 'x')
+		s += 2;
+	for (;; s++) {
+		int d = *s >= '0' && *s <= '9' ? *s - '0' :
+			(*s | 32) >= 'a' && (*s | 32) <= 'f' ? (*s | 32) - 'a' + 10 : 99;
+
+		if (d >= base)
+			break;
+		v = v * base + d;
+	}
+	if (end)
+		*end = (char *)s;
+	return v;
+}
+
+char *xstrstr(const char *h, const char *n)
+{
+	size_t k = strlen(n);
+
+	for (; *h; h++)
+		if (!strncmp(h, n, k))
+			return (char *)h;
+	return 0;
+}
+
+/* Globs in event names: '*' and '?'. */
+static int glob(const char *p, const char *s)
+{
+	if (*p == '*')
+		return glob(p + 1, s) || (*s && glob(p, s + 1));
+	if (!*p)
+		return !*s;
+	return *s && (*p == '?' || *p == *s) && glob(p + 1, s + 1);
 }
 
 /* Read a whole (proc, sys or tracefs) file: their st_size is 0. */
@@ -362,7 +441,7 @@ static unsigned long long num(const char *s, int suffix)
 
 	if (*s < '0' || *s > '9')
 		return 0;
-	v = strtoull(s, &e, 10);
+	v = xtou(s, &e, 10);
 	if (suffix && *e && !e[1]) {
 		const char *u = strchr("kKmMgG", *e);
 
@@ -379,12 +458,10 @@ static struct event *ev_add(const char *name, const char *at)
 	struct event *e;
 
 	if (!(nev & 15)) {
-		evs = realloc(evs, (nev + 16) * sizeof(*evs));
-		if (!evs)
-			die(1, "out of memory");
+		evs = xrealloc(evs, nev * sizeof(*evs), (nev + 16) * sizeof(*evs));
 	}
 	e = memset(evs + nev++, 0, sizeof(*evs));
-	e->name = strdup(name);
+	e->name = xstrdup(name);
 	e->attr.size = ATTR_SIZE;
 	e->attr.sample_type = S_IDENTIFIER | S_IP | S_TID | S_TIME | S_CPU | S_PERIOD;
 	/* Disabled until its filter is set, so nothing unfiltered slips in. */
@@ -435,7 +512,7 @@ static long tp_id(const char *sys, const char *name)
 	if (n <= 0)
 		return -1;
 	b[n] = 0;
-	return strtol(b, 0, 10);
+	return b[0] >= '0' && b[0] <= '9' ? (long)xtou(b, 0, 10) : -1;
 }
 
 struct tpglob {
@@ -451,7 +528,7 @@ static void tp_name(const char *name, void *ctx)
 	long id;
 	struct event *e;
 
-	if (fnmatch(g->pat, name, 0) || strlen(g->sys) + strlen(name) > 200 ||
+	if (!glob(g->pat, name) || strlen(g->sys) + strlen(name) > 200 ||
 	    (id = tp_id(g->sys, name)) < 0)
 		return;
 	strcpy(full, g->sys);
@@ -470,7 +547,7 @@ static void tp_sys(const char *sys, void *ctx)
 	struct tpglob *g = ctx;
 	char p[512];
 
-	if (fnmatch(g->spat, sys, 0) || strlen(sys) + strlen(tracefs) > 400)
+	if (!glob(g->spat, sys) || strlen(sys) + strlen(tracefs) > 400)
 		return;
 	strcpy(p, tracefs);
 	strcat(p, "/events/");
@@ -568,13 +645,13 @@ static int cpulist(const char *s, u64 *set)
 	memset(set, 0, 128);
 	while (*s && *s != '\n') {
 		char *e;
-		unsigned long a = strtoul(s, &e, 10), b = a;
+		unsigned long a = xtou(s, &e, 10), b = a;
 
 		if (e == s)
 			return -1;
 		if (*e == '-') {
 			s = e + 1;
-			b = strtoul(s, &e, 10);
+			b = xtou(s, &e, 10);
 			if (e == s)
 				return -1;
 		}
@@ -648,7 +725,7 @@ static long dur(const char *s)
 
 	if (*s < '0' || *s > '9')
 		return -1;
-	v = strtoul(s, &e, 10);
+	v = xtou(s, &e, 10);
 	if (!strcmp(e, "us"))
 		return v;
 	if (!strcmp(e, "ms"))
@@ -695,17 +772,17 @@ static void cfg_tripwire(char *tok, char *v)
 	}
 	if (!*v)
 		bad(tok, "trip= needs an event or a preset (segv, oom, oops, exit)");
-	t->what = strdup(v);
+	t->what = xstrdup(v);
 	for (i = 0; i < sizeof(preset) / sizeof(*preset); i++) {
 		char sys[32], *c;
 
 		if (strcmp(v, preset[i][0]))
 			continue;
-		spec = strdup(preset[i][1]);
+		spec = xstrdup(preset[i][1]);
 		c = strchr(spec, ':');
 		memcpy(sys, spec, c - spec);
 		sys[c - spec] = 0;
-		c = strndup(c + 1, strcspn(c + 1, "/"));
+		c = xstrndup(c + 1, strcspn(c + 1, "/"));
 		if (!tracefs || tp_id(sys, c) < 0)
 			die(2, "config: %s: preset %s needs the tracepoint %s:%s, which this kernel lacks",
 			    cfg_tok(tok), v, sys, c);
@@ -720,7 +797,7 @@ static void cfg_parse(char *s)
 	char *p = s;
 
 	cfg_text = s;
-	cfg_orig = strdup(s);
+	cfg_orig = xstrdup(s);
 	while (*p) {
 		char *tok, *eq;
 
@@ -739,7 +816,7 @@ static void cfg_parse(char *s)
 		} else if (eq && eq < tok + strcspn(tok, ":/")) {
 			*eq = 0;
 			if (!strcmp(tok, "buf")) {
-				long pg = sysconf(_SC_PAGESIZE);
+				long pg = getpagesize();
 				unsigned long long v = num(eq + 1, 1), n = 1;
 
 				*eq = '=';
@@ -849,9 +926,7 @@ static void list_add(struct names *l, const char *s)
 
 	if (l->n + n > l->cap) {
 		l->cap = (l->n + n) * 2;
-		l->b = realloc(l->b, l->cap);
-		if (!l->b)
-			die(1, "out of memory");
+		l->b = xrealloc(l->b, l->n, l->cap);
 	}
 	memcpy(l->b + l->n, s, n);
 	l->n += n;
@@ -1195,8 +1270,8 @@ static int tp_comm_off(const char *name)
 	n = readfile(path, b, sizeof(b) - 1);
 	b[n > 0 ? n : 0] = 0;
 #define COMM_FIELD "\tfield:char comm[16];\toffset:"
-	p = strstr(b, COMM_FIELD);
-	return p ? atoi(p + sizeof(COMM_FIELD) - 1) : -1;
+	p = xstrstr(b, COMM_FIELD);
+	return p ? (int)xtou(p + sizeof(COMM_FIELD) - 1, 0, 10) : -1;
 }
 
 /* Who hit: /proc now, since a crashing process may be gone by the time
@@ -1365,7 +1440,7 @@ static _Noreturn void usage(int code)
 	if (CFG_LONG_HELP)
 		write(code ? 2 : 1, full, sizeof(full) - 1);
 	else
-		write(code ? 2 : 1, full, strstr(full, "Records") - full);
+		write(code ? 2 : 1, full, xstrstr(full, "Records") - full);
 	_exit(code);
 }
 
@@ -1381,45 +1456,58 @@ int main(int argc, char **argv)
 
 	targc = argc;
 	targv = argv;
-	while ((c = getopt(argc, argv, "ho:f:lxn:")) != -1) {
-		switch (c) {
-		case 'o':
-			cfg_out = optarg;
-			break;
-		case 'f': {
-			long n = readfile(optarg, cfgfile, sizeof(cfgfile) - 1);
+	for (i = 1; i < argc && argv[i][0] == '-' && argv[i][1]; i++) {
+		char *a = argv[i] + 1, *arg;
 
-			if (n < 0)
-				die(2, "-f %s:", optarg);
-			cfgfile[n] = 0;
-			config = cfgfile;
+		if (!strcmp(a, "-")) {
+			i++;
 			break;
 		}
-		case 'l':
-			if (!CFG_LIST)
-				die(2, "-l is not built in (CONFIG_LIST)");
-			list();
-			return 0;
-		case 'x':
-			if (!CFG_FRAME)
-				die(2, "-x is not built in (CONFIG_FRAME)");
-			extract = 1;
-			break;
-		case 'n':
-			sel = num(optarg, 0);
-			if (!sel)
-				die(2, "-n %s: a dump number from 1", optarg);
-			break;
-		case 'h':
-			usage(0);
-		default:
-			usage(2);
+		for (; *a; a++) {
+			c = *a;
+			arg = 0;
+			if (strchr("ofn", c) && !(arg = a[1] ? a + 1 : argv[++i]))
+				usage(2);
+			switch (c) {
+			case 'o':
+				cfg_out = arg;
+				break;
+			case 'f': {
+				long n = readfile(arg, cfgfile, sizeof(cfgfile) - 1);
+
+				if (n < 0)
+					die(2, "-f %s:", arg);
+				cfgfile[n] = 0;
+				config = cfgfile;
+				break;
+			}
+			case 'n':
+				if (!(sel = num(arg, 0)))
+					die(2, "-n %s: a dump number from 1", arg);
+				break;
+			case 'l':
+				if (!CFG_LIST)
+					die(2, "-l is not built in (CONFIG_LIST)");
+				list();
+				return 0;
+			case 'x':
+				if (!CFG_FRAME)
+					die(2, "-x is not built in (CONFIG_FRAME)");
+				extract = 1;
+				break;
+			case 'h':
+				usage(0);
+			default:
+				usage(2);
+			}
+			if (arg)
+				break;
 		}
 	}
-	if (optind < argc) {
-		if (config || optind + 1 < argc || extract)
+	if (i < argc) {
+		if (config || i + 1 < argc || extract)
 			usage(2);
-		config = argv[optind];
+		config = argv[i];
 	}
 	if (extract)
 		return frame_extract(sel, cfg_out);
