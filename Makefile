@@ -9,7 +9,7 @@ STRIP ?= $(CROSS_COMPILE)strip
 CFLAGS ?= -Os -Wall -Wextra -Wno-unused-parameter
 CFLAGS += -ffunction-sections -fdata-sections -fno-asynchronous-unwind-tables \
 	-fno-unwind-tables -fno-stack-protector
-LDFLAGS += -static -Wl,--gc-sections -s
+LDFLAGS += -static -Wl,--gc-sections -s -Wl,-z,noseparate-code -Wl,-z,norelro -Wl,--build-id=none
 SRCS := tracer.c perfdata.c frame.c track.c ring.c
 HDRS := ring.h perfdata.h config.h
 
