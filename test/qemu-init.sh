@@ -26,14 +26,19 @@ mount -o remount,ro / || say "remount ro failed"
 if touch /rootfile 2>/dev/null; then say "root is writable"; else say "root is read-only"; fi
 ip link set lo up
 ip addr add 10.0.2.15/24 dev eth0 && ip link set eth0 up || say "network setup failed"
-say "_text $(grep -m1 ' _text$' /proc/kallsyms)"
+say "ref $(grep -m1 -E ' T (_text|_stext)$' /proc/kallsyms)"
 say "kallsyms: $(grep -c . /proc/kallsyms) lines, first: $(head -1 /proc/kallsyms), $(grep -m3 -E ' (_stext|_head|_text|_etext)$' /proc/kallsyms | tr '\n' ' ')"
 
-# wait_for FILE PATTERN SECONDS: poll for PATTERN in FILE
+# wait_for FILE PATTERN SECONDS [PID]: poll for PATTERN in FILE; give up
+# early when PID is gone
 wait_for() {
 	n=$(($3 * 10))
 	while [ $n -gt 0 ]; do
 		grep -q "$2" "$1" 2>/dev/null && return 0
+		if [ -n "${4:-}" ] && ! kill -0 "$4" 2>/dev/null; then
+			grep -q "$2" "$1" 2>/dev/null
+			return
+		fi
 		usleep 100000
 		n=$((n - 1))
 	done
@@ -54,10 +59,10 @@ wait_exit() {
 # run_scenario TAG TRACER_PID: the same steps for every transport
 run_scenario() {
 	tag=$1 tp=$2 err=/run/$1.err
-	if ! wait_for $err "recording" 60; then
+	if [ -z "$tp" ] || ! wait_for $err "recording" 60 $tp; then
 		say "$tag: tracer did not start"
 		sed "s/^/QT $tag err: /" $err
-		kill -9 $tp 2>/dev/null
+			[ -n "$tp" ] && kill -9 $tp 2>/dev/null
 		return
 	fi
 	say "$tag: tracer=$tp"
@@ -68,13 +73,13 @@ run_scenario() {
 	t0=$(cut -d' ' -f1 /proc/uptime)
 	kill -USR2 $tp
 	[ "$tag" = b ] && for i in 1 2 3; do echo "qemu-test kernel noise $i" >/dev/kmsg; usleep 50000; done
-	wait_for $err "dump 1 (" $DUMP_WAIT || say "$tag: no dump 1"
+	wait_for $err "dump 1 (" $DUMP_WAIT $tp || say "$tag: no dump 1"
 	/bin/wk_hot crash &
 	c=$!
 	say "$tag: crash=$c"
 	wait $c
 	say "$tag: crash exit=$?"
-	wait_for $err "dump 2 (" $DUMP_WAIT || say "$tag: no dump 2"
+	wait_for $err "dump 2 (" $DUMP_WAIT $tp || say "$tag: no dump 2"
 	kill -INT $tp
 	wait_exit $tp $DUMP_WAIT || { say "$tag: tracer did not exit"; kill -9 $tp; }
 	if [ -e /run/$tag.rc ]; then
@@ -83,7 +88,7 @@ run_scenario() {
 		wait $tp 2>/dev/null
 		say "$tag: tracer exit=$?"
 	fi
-	kill -TERM $w
+	kill -TERM $w 2>/dev/null
 	wait $w 2>/dev/null
 	say "$tag: done in $(awk -v a=$t0 '{ printf "%.1f", $1 - a }' /proc/uptime)s"
 	sed "s/^/QT $tag err: /" $err
@@ -110,15 +115,20 @@ if [ -z "${ONLY##*c*}" ]; then
 	say "c: begin | nc -l -p 9000"
 	( /bin/tracer "$CFG" 2>/run/c.err; echo $? >/run/c.rc ) | nc -l -p 9000 &
 	ncpid=$!
+	n=50 tp=
+	while [ $n -gt 0 ] && [ -z "$tp" ] && [ ! -e /run/c.rc ]; do
+		tp=$(pidof tracer); usleep 100000; n=$((n - 1))
+	done
 	say "c: listening"
 	# the host connects when it sees "listening"; dump only once it has
 	# (nc listens on IPv6 too: the connection may be in tcp6)
 	n=600
-	while [ $n -gt 0 ] && ! cat /proc/net/tcp /proc/net/tcp6 2>/dev/null | grep -q ':2328 [0-9A-F]*:[0-9A-F]* 01 '; do
+	while [ $n -gt 0 ] && [ -n "$tp" ] && kill -0 $tp 2>/dev/null &&
+	    ! cat /proc/net/tcp /proc/net/tcp6 2>/dev/null | grep -q ':2328 [0-9A-F]*:[0-9A-F]* 01 '; do
 		usleep 100000; n=$((n - 1))
 	done
-	[ $n -gt 0 ] && say "c: host connected" || say "c: host did not connect"
-	run_scenario c "$(pidof tracer)"
+	[ $n -gt 0 ] && [ -n "$tp" ] && kill -0 $tp 2>/dev/null && say "c: host connected" || say "c: host did not connect"
+	run_scenario c "$tp"
 	wait_exit $ncpid 20 || { say "c: nc did not exit"; kill $ncpid; }
 fi
 

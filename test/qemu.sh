@@ -19,7 +19,8 @@
 #
 # Environment: QEMU_TIMEOUT (s, default 240), TRACER_QEMU_CACHE (default
 # /var/cache/tracer-qemu), ONLY=abc (transports to run), SMP (default 2),
-# HOSTPORT (default 9000 + arch index). Everything of a run stays in
+# HOSTPORT (default 9000 + arch index), TRACER_SRC (the tree whose
+# Makefile Kconfig *.c *.h are built, default this work tree). Everything of a run stays in
 # $TRACER_QEMU_CACHE/ARCH/run: console.log, a.data, b.data*, c.data,
 # *.script, *.report, root/ (the --symfs).
 # Ends with "N passed, N failed"; exit 1 when anything failed.
@@ -33,6 +34,7 @@ CACHE=${TRACER_QEMU_CACHE:-/var/cache/tracer-qemu}
 TIMEOUT=${QEMU_TIMEOUT:-240}
 ONLY=${ONLY:-abc}
 SMP=${SMP:-2}
+SRC=${TRACER_SRC:-$TOP}
 export DEBIAN_FRONTEND=noninteractive
 
 # ---------------------------------------------------------------- stages
@@ -185,7 +187,7 @@ stage build
 B=$R/build
 mkdir -p "$B/guest" "$B/host"
 for d in guest host; do
-	cp "$TOP/Makefile" "$TOP/Kconfig" "$TOP"/*.c "$TOP"/*.h "$B/$d/" 2>/dev/null
+	cp "$SRC/Makefile" "$SRC/Kconfig" "$SRC"/*.c "$SRC"/*.h "$B/$d/" 2>/dev/null
 	rm -f "$B/$d/config.h"
 done
 if make -C "$B/guest" CROSS_COMPILE="$CROSS" tracer >"$B/guest.log" 2>&1; then
@@ -308,10 +310,12 @@ grep -a "insmod .* failed\|network setup failed" "$R/qt.txt" | while read -r l; 
 # ---------------------------------------------------------------- decode
 stage decode
 qt() { sed -n "s/^QT $1: $2=\([^ ]*\).*/\1/p" "$R/qt.txt" | head -1; }
-KTEXT=$(sed -n 's/^QT _text \([0-9a-f]*\) .*/\1/p' "$R/qt.txt")
-MTEXT=$(awk '$3 == "_text" { print $1; exit }' "$SMAP")
-if [ -n "$KTEXT" ] && [ "$KTEXT" != "$MTEXT" ]; then echo "KASLR: runtime _text $KTEXT, System.map _text $MTEXT: relocated"
-else echo "KASLR: runtime _text ${KTEXT:-?}, System.map _text $MTEXT: not relocated (no KASLR on this guest)"; fi
+# the reference symbol perf relocates by: _text, or _stext where kallsyms
+# lacks _text (Debian arm64, armhf)
+read -r KTEXT KSYM < <(sed -n 's/^QT ref \([0-9a-f]*\) T \(.*\)/\1 \2/p' "$R/qt.txt")
+MTEXT=$(awk -v s="${KSYM:-_text}" '$3 == s { print $1; exit }' "$SMAP")
+if [ -n "$KTEXT" ] && [ "$KTEXT" != "$MTEXT" ]; then echo "KASLR: runtime $KSYM $KTEXT, System.map $MTEXT: relocated by $(printf '%x' $((0x$KTEXT - 0x$MTEXT)))"
+else echo "KASLR: runtime ${KSYM:-_text} ${KTEXT:-?}, System.map $MTEXT: not relocated (no KASLR on this guest)"; fi
 
 # decode TAG FILE: perf script and perf report of FILE, then the checks
 decode() {
