@@ -1527,10 +1527,11 @@ int main(int argc, char **argv)
 		if (o)
 			cfg_out = o;	/* -o wins over out= */
 	}
-	/* Tripwires alone record the default events. */
+	/* A config that names no events (only keys, or tripwires) records
+	 * the default ones. */
 	for (i = c = 0; i < nev; i++)
 		c += !evs[i].trip;
-	if (!c && ntrip) {
+	if (!c && !cfg_default) {
 		static char def[] = DEFAULT_CONFIG;
 
 		cfg_default = 1;

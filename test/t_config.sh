@@ -42,7 +42,8 @@ EOF2
 # the position is that of the token: 1-based
 err=$("$TRACER" 'sched:sched_switch  frob=1' 2>&1 >/dev/null)
 case "$err" in *"at 21"*) pass "error gives the token's position" ;; *) fail "error gives the token's position" "$err" ;; esac
-err=$("$TRACER" '' 2>&1 >/dev/null); testing "empty config exits 2" 2 $?
+start_tracer "$T/k" 'buf=64k' && check "only keys: the default events" grep -q "recording 6 events on .* 64 KiB" "$T/k.err"
+stop_tracer >/dev/null
 "$TRACER" -q >/dev/null 2>&1; testing "unknown option exits 2" 2 $?
 "$TRACER" a b >/dev/null 2>&1; testing "two configs exit 2" 2 $?
 

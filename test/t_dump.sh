@@ -4,8 +4,9 @@
 W=wk$$x$RANDOM		# a comm nobody else has
 W=${W:0:15}
 
-# --- the default config, streamed to stdout (a file here) ---
-if start_tracer "$T/d"; then
+# --- the default events, streamed to stdout (a file here); a ring big
+# enough that a busy machine does not wrap it within the test ---
+if start_tracer "$T/d" 'buf=4m'; then
 	run_work "$W" spin 300 sleep 20 signal sleep 20 hold
 	sleep 0.8
 	dump_wait "$T/d" 1
@@ -37,7 +38,7 @@ if start_tracer "$T/d"; then
 fi
 
 # --- file mode: perf sched and perf inject need it ---
-if start_tracer "$T/s" -o "$T/s.data" 'sched:sched_switch sched:sched_wakeup'; then
+if start_tracer "$T/s" -o "$T/s.data" 'sched:sched_switch sched:sched_wakeup buf=4m'; then
 	run_work "$W" spin 100 sleep 10 spin 50 sleep 10 hold
 	sleep 0.5
 	stop_tracer; testing "-o FILE: exit 0" 0 $?
@@ -65,7 +66,7 @@ fi
 # --- through a pipe: tracer | perf script -i - ---
 W2=${W:0:12}pip
 cp "$T/work" "$T/$W2"
-( "$TRACER" 'sched:sched_process_exec sched:sched_switch' 2>"$T/pp.err" | perf script -i - >"$T/pp.txt" 2>&1 ) &
+( "$TRACER" 'sched:sched_process_exec sched:sched_switch buf=2m' 2>"$T/pp.err" | perf script -i - >"$T/pp.txt" 2>&1 ) &
 for i in $(seq 50); do grep -q recording "$T/pp.err" 2>/dev/null && break; sleep 0.1; done
 "$T/$W2" sleep 10
 TP=$(pgrep -f "^$TRACER sched:sched_process_exec")
@@ -74,7 +75,7 @@ grep -q "filename=$T/$W2" "$T/pp.txt" && pass "tracer | perf script -i - decodes
 	fail "tracer | perf script -i - decodes" "$(head -3 "$T/pp.txt")"
 
 # --- two dumps on one stream: one valid stream, no record twice ---
-if start_tracer "$T/two" 'sched:sched_process_exec sched:sched_switch signal:signal_generate'; then
+if start_tracer "$T/two" 'sched:sched_process_exec sched:sched_switch signal:signal_generate buf=2m'; then
 	run_work "${W:0:12}one" signal; wait $WPID
 	dump_wait "$T/two" 1
 	run_work "${W:0:12}two" signal; wait $WPID

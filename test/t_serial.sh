@@ -5,7 +5,7 @@ python3 test/pty.py "$T/pty.out" >"$T/pty.name" & PP=$!; WORKS="$WORKS $PP"
 for i in $(seq 50); do [ -s "$T/pty.name" ] && break; sleep 0.1; done
 PTS=$(cat "$T/pty.name")
 before=$(stty -F "$PTS" -g)
-if start_tracer "$T/tty" -o "$PTS" 'sched:sched_process_exec sched:sched_switch baud=57600'; then
+if start_tracer "$T/tty" -o "$PTS" 'sched:sched_process_exec sched:sched_switch baud=57600 buf=1m'; then
 	during=$(stty -F "$PTS" -a)
 	case "$during" in *"speed 57600 baud"*"-opost"*"-icanon"*) pass "-o TTY: raw mode at baud=57600" ;;
 	*) fail "-o TTY: raw mode at baud=57600" "$during" ;; esac

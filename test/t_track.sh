@@ -14,7 +14,7 @@ symreport() {
 # --- 1. an exited process, tracking off, then on ---
 for procs in 0 128; do
 	rm -f "$T/tk$procs.data"*
-	start_tracer "$T/tk$procs" -o "$T/tk$procs.data" "sched:sched_switch cpu-clock@199 buf=128k procs=$procs" || continue
+	start_tracer "$T/tk$procs" -o "$T/tk$procs.data" "sched:sched_switch cpu-clock@199 buf=2m procs=$procs" || continue
 	"$T/$P" spin 300 sleep 10
 	# other activity after it is gone
 	for i in $(seq 100); do /bin/true; done
@@ -69,7 +69,7 @@ fi
 PA=pa$$x$RANDOM; PA=${PA:0:15}; CH=ch$$x$RANDOM; CH=${CH:0:15}
 cp "$T/work" "$T/$PA"; cp "$T/work" "$T/$CH"
 rm -f "$T/fk.data"*
-if start_tracer "$T/fk" -o "$T/fk.data" 'sched:sched_switch sched:sched_process_exec cpu-clock@199'; then
+if start_tracer "$T/fk" -o "$T/fk.data" 'sched:sched_switch sched:sched_process_exec cpu-clock@199 buf=2m'; then
 	"$T/$PA" forkexec "$T/$CH" spin 200 forkspin 200 wait
 	for i in $(seq 50); do /bin/true; done
 	stop_tracer >/dev/null
