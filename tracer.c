@@ -361,7 +361,8 @@ static char *cfg_orig;		/* a copy to quote tokens from */
 static unsigned long cfg_buf = DEFAULT_BUF;
 static char *cfg_out;
 static u64 cfg_cpus[16];		/* bitmap; empty: all online */
-static int cfg_stack, cfg_default;
+static int cfg_stack, cfg_default, cfg_lean;
+static u64 lean_type(const struct event *e);
 static long cfg_baud;
 
 /* Tripwires: events that dump by themselves when they hit. Their options
@@ -813,6 +814,8 @@ static void cfg_parse(char *s)
 			if (!CFG_CALLCHAIN)
 				bad(tok, "callchains are not built in (CONFIG_CALLCHAIN)");
 			cfg_stack = 1;
+		} else if (!strcmp(tok, "lean")) {
+			cfg_lean = 1;
 		} else if (eq && eq < tok + strcspn(tok, ":/")) {
 			*eq = 0;
 			if (!strcmp(tok, "buf")) {
@@ -1057,7 +1060,12 @@ static void open_all(void)
 		for (i = 0; i < nev; i++) {
 			struct event *e = evs + i;
 			struct ring *to = e->trip ? tr : r;
-			int fd = ring_event_open(&e->attr, cpu, -1);
+			struct perf_attr a = e->attr;
+			int fd;
+
+			if (cfg_lean && !e->trip)
+				a.sample_type = lean_type(e);
+			fd = ring_event_open(&a, cpu, -1);
 
 			if (fd < 0)
 				open_fail(e, cpu);
@@ -1075,11 +1083,111 @@ static void open_all(void)
 	}
 }
 
+/* ---- the lean layout ----
+ * Every u64 the kernel writes per record costs time on the hot path.
+ * With the config key lean, the kernel writes only IDENTIFIER, TID,
+ * TIME (+RAW) for tracepoints, and no CPU for any event; the dump puts
+ * back what tracer knows anyway: the CPU is the ring's, a tracepoint's
+ * period is 1 and its IP is of no use. The header declares the full
+ * layout, so perf reads the expanded records like any others. */
+
+static struct { u64 id; int ev; } *idx;	/* kernel id -> event, sorted */
+static int nidx;
+
+static int idx_cmp(const void *a, const void *b)
+{
+	u64 x = *(const u64 *)a, y = *(const u64 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static void lean_init(void)
+{
+	int i, j;
+
+	idx = xmalloc(nev * nring * sizeof(*idx));
+	for (i = 0; i < nev; i++)
+		for (j = 0; j < nring; j++) {
+			idx[nidx].id = evs[i].ids[j];
+			idx[nidx++].ev = i;
+		}
+	qsort(idx, nidx, sizeof(*idx), idx_cmp);
+}
+
+static struct event *ev_by_id(u64 id)
+{
+	int lo = 0, hi = nidx;
+
+	while (lo < hi) {
+		int m = (lo + hi) / 2;
+
+		if (idx[m].id < id)
+			lo = m + 1;
+		else
+			hi = m;
+	}
+	return lo < nidx && idx[lo].id == id ? evs + idx[lo].ev : evs;
+}
+
+/* What the kernel writes for e under lean. */
+static u64 lean_type(const struct event *e)
+{
+	u64 t = e->attr.sample_type & ~(u64)S_CPU;
+
+	return e->attr.type == TYPE_TRACEPOINT ? t & ~(u64)(S_IP | S_PERIOD) : t;
+}
+
+static u64 lean_time(const struct rec_hdr *h)
+{
+	const u64 *a = (const u64 *)(h + 1);
+
+	if (h->type != REC_SAMPLE)
+		return *(const u64 *)((const unsigned char *)h + h->size - 16);
+	return a[1 + !!(lean_type(ev_by_id(a[0])) & S_IP) + 1];
+}
+
+/* A lean record in the full layout: IP, CPU and PERIOD in a sample, CPU
+ * in the trailer (TID TIME [CPU] IDENTIFIER) of any other record. */
+static struct rec_hdr *lean_expand(const struct rec_hdr *h, int cpu)
+{
+	static u64 b[65536 / 8 + 4];
+	const u64 *a = (const u64 *)(h + 1), *end = (const u64 *)((const char *)h + h->size);
+	u64 *o = b + 1, c, k;
+	struct rec_hdr r = *h;
+
+	memcpy(&c, (u32[2]){ cpu, 0 }, 8);	/* {cpu, res} */
+	if (h->type != REC_SAMPLE) {
+		size_t body = h->size - 8 - 24;
+
+		memcpy(o, a, body);
+		o += body / 8;
+		a += body / 8;
+		*o++ = a[0];		/* TID */
+		*o++ = a[1];		/* TIME */
+		*o++ = c;
+		*o++ = a[2];		/* IDENTIFIER */
+	} else {
+		k = lean_type(ev_by_id(a[0]));
+		*o++ = *a++;		/* IDENTIFIER */
+		*o++ = k & S_IP ? *a++ : 0;
+		*o++ = *a++;		/* TID */
+		*o++ = *a++;		/* TIME */
+		*o++ = c;
+		*o++ = k & S_PERIOD ? *a++ : 1;
+		memcpy(o, a, (end - a) * 8);	/* CALLCHAIN, RAW */
+		o += end - a;
+	}
+	r.size = (o - b) * 8;
+	memcpy(b, &r, 8);
+	return (void *)b;
+}
+
 /* ---- dumping ---- */
 
 struct ix {
 	u64 t;
 	u32 off, seq;
+	int ring;		/* main ring it came from, or -1 */
 };
 
 static unsigned char *cp;	/* copies of all rings, made while paused */
@@ -1104,19 +1212,24 @@ static int ix_cmp(const void *a, const void *b)
 /* The sort key: a sample's TIME is its 4th u64 (after IDENTIFIER, IP,
  * TID); any other record carries it in the trailer, 24 bytes from the
  * end (TID TIME CPU IDENTIFIER). */
-static u64 rec_time(const struct rec_hdr *h)
+static u64 rec_time(const struct rec_hdr *h, int lean)
 {
 	const unsigned char *p = (const void *)h;
 
+	if (lean)
+		return lean_time(h);
 	if (h->type == REC_SAMPLE)
 		return *(const u64 *)(p + 8 + 24);
 	return h->size >= 8 + 24 ? *(const u64 *)(p + h->size - 24) : 0;
 }
 
 /* Index one ring's copy so that equal times keep their order: a
- * backward ring's copy is newest first, a forward one's oldest first. */
-static size_t index_ring(size_t at, size_t len, size_t k, int backward)
+ * backward ring's copy is newest first, a forward one's oldest first.
+ * ring: the main ring it is (its records may be lean), or -1. */
+static size_t index_ring(size_t at, size_t len, size_t k, int ring)
 {
+	int backward = ring >= 0;
+
 	size_t off, n = 0, i;
 
 	for (off = 0; off < len; off += ((struct rec_hdr *)(cp + at + off))->size)
@@ -1127,8 +1240,9 @@ static size_t index_ring(size_t at, size_t len, size_t k, int backward)
 		struct ix *x = ix + (backward ? k + n - 1 - i : k + i);
 
 		x->off = at + off;
-		x->t = rec_time((void *)(cp + at + off));
+		x->t = rec_time((void *)(cp + at + off), cfg_lean && backward);
 		x->seq = x - ix;
+		x->ring = ring;
 	}
 	return k + n;
 }
@@ -1182,17 +1296,17 @@ static void dump(const char *why)
 	t1 = now_us();
 	at[nring] = tot;
 	for (i = 0; i < (size_t)nring; i++)
-		nrec = index_ring(at[i], at[i + 1] - at[i], nrec, 1);
+		nrec = index_ring(at[i], at[i + 1] - at[i], nrec, i);
 	/* The tripwire hits go in too: perf script shows what tripped. */
 	memcpy(cp + tot, tbuf, tn);
-	nrec = index_ring(tot, tn, nrec, 0);
+	nrec = index_ring(tot, tn, nrec, -1);
 	tot += tn;
 	tn = 0;
 	/* The process table, in time order among the samples it describes. */
 	if (CFG_TRACK) {
 		size_t n = track_copy(cp + tot);
 
-		nrec = index_ring(tot, n, nrec, 0);
+		nrec = index_ring(tot, n, nrec, -1);
 	}
 	qsort(ix, nrec, sizeof(*ix), ix_cmp);
 
@@ -1216,7 +1330,9 @@ static void dump(const char *why)
 		pd_comm(hit_id[0], hit_id[1], hit_comm);
 	hit_comm[0] = 0;
 	for (i = 0; i < nrec; i++)
-		pd_record((void *)(cp + ix[i].off));
+		pd_record(cfg_lean && ix[i].ring >= 0 ?
+			  lean_expand((void *)(cp + ix[i].off), rings[ix[i].ring].cpu) :
+			  (void *)(cp + ix[i].off));
 	if (binfile) {
 		err = pd_file_end(fd);
 	} else {
@@ -1433,6 +1549,7 @@ static _Noreturn void usage(int code)
 "  count=N after=T holdoff=T  tripwire defaults (T: 500us 200ms 2s)\n"
 "  dumps=N             exit after N dumps\n"
 "  procs=N             processes the tracking table keeps (128; 0: off)\n"
+"  lean                the kernel writes less per record; the dump adds it\n"
 "  frame=text          checksummed text lines for a shared console\n"
 "  baud=N              serial speed for -o /dev/ttyXXX\n"
 "Default:\n  " DEFAULT_CONFIG " buf=128k\n";
@@ -1592,6 +1709,8 @@ int main(int argc, char **argv)
 		for (i = 0; i < 1024; i++)
 			if (possible[i / 64] >> i % 64 & 1)
 				ncpu = i + 1;
+	if (cfg_lean)
+		lean_init();
 	pd_tracing_build();
 	pd_features_build(ncpu, nring);
 	/* Everything a dump needs is allocated now, not in the dump. */

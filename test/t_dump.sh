@@ -177,3 +177,21 @@ if start_tracer "$T/k" 'sched:sched_switch stack'; then
 	grep -A3 'sched:sched_switch' "$T/k.txt" | grep -qE '^\s+[0-9a-f]+ (__schedule|schedule)' &&
 		pass "stack: kernel callchains resolve" || fail "stack: kernel callchains resolve" "$(head -5 "$T/k.txt")"
 fi
+
+# --- lean: the kernel writes less, the dump puts CPU, IP, period back ---
+if start_tracer "$T/ln" 'sched:sched_switch signal:signal_generate cpu-clock@199 lean buf=2m'; then
+	run_work "${W:0:12}ln" spin 200 signal sleep 10 hold
+	sleep 0.5
+	dump_wait "$T/ln" 1
+	kill $WPID
+	stop_tracer >/dev/null
+	perf script -i "$T/ln.out" >"$T/ln.txt" 2>/dev/null
+	grep "signal_generate" "$T/ln.txt" | grep -q "sig=10 errno=0 code=0 comm=${W:0:12}ln pid=$WPID" &&
+		pass "lean: tracepoint fields decode" || fail "lean: tracepoint fields decode"
+	# the CPU each record shows is the CPU its ring belongs to: both appear
+	n=$(perf script -i "$T/ln.out" -F cpu 2>/dev/null | sort -u | wc -l)
+	[ "$n" -ge 2 ] && pass "lean: CPUs come back from the rings ($n CPUs)" || fail "lean: CPUs come back" "$n"
+	grep -E "^ *${W:0:12}ln +$WPID .*cpu-clock:.*work_hot_loop" "$T/ln.txt" | grep -q . &&
+		pass "lean: cpu-clock samples keep IP and symbols" || fail "lean: cpu-clock samples keep IP and symbols"
+	check "lean: timestamps never go backwards" monotonic "$T/ln.out"
+fi
