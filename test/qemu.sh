@@ -4,6 +4,7 @@
 # by host perf with --symfs and the kernel package's System.map.
 #
 #   make test-qemu ARCH=aarch64        (or: bash test/qemu.sh aarch64)
+#   make test-qemu ARCH=all            (the four, one after the other)
 #
 # Stages (each timed): setup (apt: qemu, cpio, cross toolchain; the kernel
 # and busybox-static .debs of ARCH, cached), build (tracer for ARCH from a
@@ -17,7 +18,7 @@
 # shared with the kernel, extracted with `tracer -x`; c) tracer | nc -l in
 # the guest, read by the host through hostfwd on 127.0.0.1 only.
 #
-# Environment: QEMU_TIMEOUT (s, default 240), TRACER_QEMU_CACHE (default
+# Environment: QEMU_TIMEOUT (s, default 180), TRACER_QEMU_CACHE (default
 # /var/cache/tracer-qemu), ONLY=abc (transports to run), SMP (default 2),
 # HOSTPORT (default 9000 + arch index), TRACER_SRC (the tree whose
 # Makefile Kconfig *.c *.h are built, default this work tree). Everything of a run stays in
@@ -31,11 +32,23 @@ TOP=$PWD
 
 ARCH=${1:-${ARCH:-x86_64}}
 CACHE=${TRACER_QEMU_CACHE:-/var/cache/tracer-qemu}
-TIMEOUT=${QEMU_TIMEOUT:-240}
+TIMEOUT=${QEMU_TIMEOUT:-180}
 ONLY=${ONLY:-abc}
 SMP=${SMP:-2}
 SRC=${TRACER_SRC:-$TOP}
 export DEBIAN_FRONTEND=noninteractive
+
+if [ "$ARCH" = all ]; then
+	P=0 F=0
+	for a in x86_64 aarch64 armhf s390x; do
+		bash "$0" "$a" 2>&1 | tee /tmp/tracer-qemu-$a.log
+		set -- $(tail -1 /tmp/tracer-qemu-$a.log)
+		[ "${2:-}" = passed, ] && P=$((P + $1)) F=$((F + $3)) || F=$((F + 1))
+		echo "== $a: $(tail -1 /tmp/tracer-qemu-$a.log)"
+	done
+	echo "$P passed, $F failed"
+	[ $F = 0 ]; exit
+fi
 
 # ---------------------------------------------------------------- stages
 T0=$(date +%s.%N) STAGE= STAGE_T=
@@ -209,8 +222,8 @@ fi
 stage initramfs
 mkdir -p "$ROOT"/{bin,sbin,etc,proc,sys,dev,run,lib/modules}
 cp "$BBDIR/bin/busybox" "$ROOT/bin/busybox"
-# applet links from the host's busybox (same Debian build, other arch);
-# /init also runs busybox --install for any the guest's busybox adds
+# applet links from the host's busybox list (the same Debian build for
+# every arch)
 for a in $(busybox --list 2>/dev/null); do
 	[ "$a" = busybox ] || ln -sf busybox "$ROOT/bin/$a"
 done
@@ -331,6 +344,9 @@ decode() {
 	[ $rc = 0 ] && grep -q '%' "$f.report" && pass "$tag: perf report --stdio exits 0" ||
 		fail "$tag: perf report --stdio exits 0" "rc=$rc: $(head -c 400 "$f.report.err")"
 	[ -n "$w" ] || { fail "$tag: the guest printed the workload pid"; return; }
+	n=$(awk -v p="$tp" '$1 == "tracer" && $2 == p"/"p' "$f.script" | wc -l)
+	[ "$n" -gt 0 ] && pass "$tag: $n events of tracer itself, pid/tid $tp/$tp" ||
+		fail "$tag: events of tracer itself, pid $tp" "$(grep -m2 ' tracer ' "$f.script")"
 	# sched_process_exec of /bin/wk_hot by the workload's pid, with its comm
 	s=$(awk -v p="$w" '$2 == p"/"p && /sched:sched_process_exec:/ && /filename=\/bin\/wk_hot /' "$f.script" | head -1)
 	[ -n "$s" ] && [ "$(echo "$s" | awk '{ print $1 }')" = wk_hot ] &&
