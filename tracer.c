@@ -1503,7 +1503,7 @@ static int loop(int sfd)
 		for (i = 1; i < nt; i++)
 			if (p[i].revents)
 				ring_read(trings + i - 1, trip_rec, 0);
-		for (i = nt; i < n; i++)
+		for (i = nt; CFG_TRACK && i < n; i++)
 			if (p[i].revents) {
 				track_read();	/* all of them, in one batch */
 				break;

@@ -57,6 +57,7 @@ need_tools() {
 	command -v musl-gcc >/dev/null || pkgs="$pkgs musl-tools"
 	command -v gcc >/dev/null || pkgs="$pkgs gcc"
 	command -v file >/dev/null || pkgs="$pkgs file"
+	command -v kconfig-conf >/dev/null || pkgs="$pkgs kconfig-frontends"
 	[ -z "$pkgs" ] || DEBIAN_FRONTEND=noninteractive apt-get install -y -q $pkgs >/dev/null ||
 		die_setup "apt-get install$pkgs failed"
 	# for the cross-build test; a failure here shows up as its SKIP

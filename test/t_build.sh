@@ -14,26 +14,66 @@ else
 	fail "ringtest builds" "$cc_out"
 fi
 
-# Each Kconfig target in a scratch copy, so ./tracer stays the default.
-for cfg in allnoconfig allyesconfig defconfig; do
-	rm -rf "$T/kc"; mkdir "$T/kc"
-	cp Makefile Kconfig *.c *.h "$T/kc/" 2>/dev/null; rm -f "$T/kc/config.h"
-	if make -s -C "$T/kc" $cfg >/dev/null 2>&1 && make -s -C "$T/kc" tracer >"$T/kc.log" 2>&1; then
-		pass "make $cfg builds ($(wc -c < "$T/kc/tracer") bytes)"
-	else
-		fail "make $cfg builds" "$(tail -5 "$T/kc.log")"
+# The configuration matrix: defconfig, allnoconfig, allyesconfig, and
+# defconfig with each symbol off alone. Each is built in a scratch copy
+# (./tracer stays the default one), must still record cpu-clock into a
+# dump host perf reads, and must say "not built in" for what is off.
+syms=$(awk '/^config / { print $2 }' Kconfig)
+# notbuilt SYM: a command line that asks for SYM's feature
+probe() {
+	case $1 in
+	TRACEPOINTS) echo "sched:sched_switch" ;; LIST) echo "-l" ;; CALLCHAIN) echo "cpu-clock stack" ;;
+	TRIPWIRE) echo "trip=segv" ;; SERIAL) echo "cpu-clock baud=9600" ;; FRAME) echo "cpu-clock frame=text" ;;
+	TRACK) echo "cpu-clock procs=5" ;;
+	esac
+}
+for cfg in defconfig allnoconfig allyesconfig $(for s in $syms; do echo "no-$s"; done); do
+	k="$T/kc-$cfg"; rm -rf "$k"; mkdir "$k"
+	cp Makefile Kconfig *.c *.h "$k/" 2>/dev/null; rm -f "$k/config.h"
+	case $cfg in
+	no-*) make -s -C "$k" defconfig >/dev/null 2>&1
+	      sed -i "s/^CONFIG_${cfg#no-}=y/# CONFIG_${cfg#no-} is not set/" "$k/.config" ;;
+	*) make -s -C "$k" $cfg >/dev/null 2>&1 ;;
+	esac
+	if ! make -s -C "$k" tracer >"$k.log" 2>&1; then
+		fail "$cfg builds" "$(tail -5 "$k.log")"; continue
 	fi
-	case $cfg in allnoconfig)
-		out=$("$T/kc/tracer" 'sched:sched_switch' 2>&1 >/dev/null); rc=$?
-		case "$rc:$out" in 2:*"not built in"*) pass "allnoconfig: tracepoints say not built in" ;;
-		*) fail "allnoconfig: tracepoints say not built in" "rc=$rc $out" ;; esac
-		out=$("$T/kc/tracer" -l 2>&1 >/dev/null); rc=$?
-		case "$rc:$out" in 2:*"not built in"*) pass "allnoconfig: -l says not built in" ;;
-		*) fail "allnoconfig: -l says not built in" "rc=$rc $out" ;; esac
+	"$k/tracer" 'cpu-clock@499' >"$k.out" 2>"$k.err" & p=$!
+	for i in $(seq 50); do grep -q recording "$k.err" && break; sleep 0.1; done
+	"$T/work" spin 50; kill -INT $p; wait $p
+	n=$(perf script -i "$k.out" 2>/dev/null | grep -c 'cpu-clock:')
+	[ "$n" -gt 0 ] && pass "$cfg: $(wc -c < "$k/tracer") bytes, records cpu-clock, perf reads it ($n samples)" ||
+		fail "$cfg: records cpu-clock, perf reads it" "$(cat "$k.err")"
+	case $cfg in no-*|allnoconfig)
+		for s in $syms; do
+			[ "$cfg" = "no-$s" ] || [ "$cfg" = allnoconfig ] || continue
+			a=$(probe $s); [ -n "$a" ] || continue
+			case $a in -*) out=$("$k/tracer" $a 2>&1 >/dev/null </dev/null) ;;
+			*) out=$("$k/tracer" "$a" 2>&1 >/dev/null </dev/null) ;; esac; rc=$?
+			case "$rc:$out" in 2:*"not built in"*) pass "$cfg: '$a' says not built in" ;;
+			*) fail "$cfg: '$a' says not built in" "rc=$rc $out" ;; esac
+		done ;;
+	esac
+	case $cfg in no-LONG_HELP)
+		n=$("$k/tracer" -h | wc -l)
+		[ "$n" -le 4 ] && pass "no-LONG_HELP: -h is short ($n lines)" || fail "no-LONG_HELP: -h is short" "$n lines" ;;
 	esac
 done
-grep -q '^#define CFG_TRACEPOINTS [01]$' "$T/kc/config.h" && pass "config.h has 0/1 CFG_ macros" ||
-	fail "config.h has 0/1 CFG_ macros" "$(cat "$T/kc/config.h")"
+grep -q '^#define CFG_TRACEPOINTS [01]$' "$T/kc-defconfig/config.h" && pass "config.h has 0/1 CFG_ macros" ||
+	fail "config.h has 0/1 CFG_ macros" "$(cat "$T/kc-defconfig/config.h")"
+
+# The kernel's own kconfig tool reads our Kconfig, and agrees on defaults.
+if command -v kconfig-conf >/dev/null; then
+	rm -rf "$T/kf"; mkdir "$T/kf"; cp Kconfig "$T/kf/"
+	if (cd "$T/kf" && KCONFIG_CONFIG=.config kconfig-conf --alldefconfig Kconfig >"$T/kf.log" 2>&1); then
+		a=$(grep -E '^(# )?CONFIG_' "$T/kf/.config" | sort); b=$(grep -E '^(# )?CONFIG_' "$T/kc-defconfig/.config" | sort)
+		testing "kconfig-conf --alldefconfig equals make defconfig" "$b" "$a"
+	else
+		fail "kconfig-conf accepts Kconfig" "$(cat "$T/kf.log")"
+	fi
+else
+	skip "kconfig-conf accepts Kconfig" "kconfig-frontends is not installed and apt could not install it"
+fi
 
 if command -v aarch64-linux-musl-gcc >/dev/null; then
 	rm -rf "$T/x"; mkdir "$T/x"; cp Makefile Kconfig *.c *.h "$T/x/"; rm -f "$T/x/config.h"
