@@ -126,6 +126,7 @@ command -v cpio >/dev/null || pkgs="$pkgs cpio"
 command -v perf >/dev/null || pkgs="$pkgs linux-perf"
 command -v musl-gcc >/dev/null || pkgs="$pkgs musl-tools"
 command -v modinfo >/dev/null || pkgs="$pkgs kmod"
+command -v busybox >/dev/null || pkgs="$pkgs busybox-static"	# its applet list
 if [ -n "$pkgs" ]; then
 	echo "apt-get install$pkgs"
 	apt-get install -y -q -o DPkg::Lock::Timeout=300 $pkgs >"$R/apt.log" 2>&1 ||
