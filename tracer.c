@@ -262,6 +262,7 @@ static const char *sink_name = "stdout";
 static char obuf[1 << 16];
 static size_t on;
 static int ofd, oerr, ofinal, osfd = -1, oframe;
+static size_t ochunk;
 static u64 ot0, otick, owritten, ohint;
 u64 out_pos;
 static struct termios tio_saved;
@@ -289,7 +290,7 @@ void sink_write(const char *p, size_t n)
 			_exit(1);
 		}
 		/* A pipe or tty takes PIPE_BUF without blocking once POLLOUT. */
-		w = write(ofd, p, n > 4096 ? 4096 : n);
+		w = write(ofd, p, n > ochunk ? ochunk : n);
 		if (w < 0 && (errno == EINTR || errno == EAGAIN))
 			continue;
 		if (w <= 0) {
@@ -319,8 +320,12 @@ static void out_flush(const char *p, size_t n)
 /* hint: about how many bytes this dump will be, for progress messages. */
 static void out_begin(int fd, u64 hint)
 {
+	struct stat st;
+
 	ofd = fd;
 	on = oerr = 0;
+	ochunk = fstat(fd, &st) || S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode) ||
+		 isatty(fd) ? 4096 : sizeof(obuf);
 	out_pos = owritten = 0;
 	ot0 = otick = now_us();
 	ohint = hint;

@@ -94,7 +94,7 @@ fi
 # The workload closes fds 100000..100999 on CPU 0; an 8k ring holds only
 # the last few dozen: they must be a contiguous run ending at the last.
 if [ -d /sys/kernel/tracing/events/syscalls/sys_enter_close ]; then
-	if start_tracer "$T/b" 'syscalls:sys_enter_close/fd>=100000/ buf=8k cpus=0'; then
+	if start_tracer "$T/b" 'syscalls:sys_enter_close/fd>=100000 && fd<101000/ buf=8k cpus=0'; then
 		taskset -c 0 "$T/work" close 1000
 		dump_wait "$T/b" 1; stop_tracer
 		perf script -i "$T/b.out" 2>/dev/null | sed -n 's/.*fd: 0x\([0-9a-f]*\).*/\1/p' |
