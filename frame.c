@@ -43,18 +43,6 @@ static char *hex8(char *p, u32 v)
 	return p;
 }
 
-static char *dec(char *p, u64 v)
-{
-	char t[24];
-	int n = 0;
-
-	do
-		t[n++] = '0' + v % 10;
-	while (v /= 10);
-	while (n)
-		*p++ = t[--n];
-	return p;
-}
 
 static struct {
 	unsigned char b[LINE];
@@ -71,7 +59,7 @@ static void frame_line(void)
 
 	if (!fo.n)
 		return;
-	p = dec(memcpy(p, "#T ", 3) + 3, fo.seq++);
+	p = utoa(memcpy(p, "#T ", 3) + 3, fo.seq++);
 	*p++ = ' ';
 	for (i = 0; i < fo.n; i += 3) {
 		u32 v = fo.b[i] << 16 | (i + 1 < fo.n ? fo.b[i + 1] << 8 : 0) |
@@ -96,7 +84,7 @@ void frame_begin(int dump)
 	memset(&fo, 0, sizeof(fo));
 	fo.dump = dump;
 	/* A newline first: the console may be in the middle of a line. */
-	p = dec(memcpy(l, "\n#TRACER BEGIN ", 15) + 15, dump);
+	p = utoa(memcpy(l, "\n#TRACER BEGIN ", 15) + 15, dump);
 	*p++ = '\n';
 	sink_write(l, p - l);
 }
@@ -122,9 +110,9 @@ void frame_end(void)
 	char l[80], *p;
 
 	frame_line();
-	p = dec(memcpy(l, "#TRACER END ", 12) + 12, fo.dump);
+	p = utoa(memcpy(l, "#TRACER END ", 12) + 12, fo.dump);
 	*p++ = ' ';
-	p = dec(p, fo.len);
+	p = utoa(p, fo.len);
 	*p++ = ' ';
 	p = hex8(p, fo.crc);
 	*p++ = '\n';
@@ -306,7 +294,7 @@ int frame_extract(int sel, const char *out)
 				char *p = name + strlen(name);
 
 				*p++ = '.';
-				*dec(p, i) = 0;
+				*utoa(p, i) = 0;
 			}
 			rc |= xwrite(name, d + i) | d[i].bad;
 		}

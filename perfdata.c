@@ -469,19 +469,6 @@ static u32 hash(const char *s, size_t n, u32 h)
 	return h;
 }
 
-static char *utoa(char *p, unsigned long v)
-{
-	char t[24];
-	int n = 0;
-
-	do
-		t[n++] = '0' + v % 10;
-	while (v /= 10);
-	while (n)
-		*p++ = t[--n];
-	*p = 0;
-	return p;
-}
 
 /* Call fn for every numeric entry of a /proc directory. */
 static void each_num(const char *dir, void (*fn)(unsigned long, void *), void *ctx)

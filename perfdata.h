@@ -33,6 +33,7 @@ char *xstrdup(const char *s);
 char *xstrndup(const char *s, size_t n);
 u64 xtou(const char *s, char **end, int base);
 char *xstrstr(const char *h, const char *n);
+char *utoa(char *p, u64 v);
 void dir_each(const char *dir, void (*fn)(const char *, void *), void *ctx);
 
 /* The output: a buffered sink that remembers its first error. */

@@ -44,6 +44,7 @@ int targc;
 
 /* ---- messages: one tiny formatter, no stdio ---- */
 
+/* v in decimal at p, no further than e; returns the end. */
 static char *fmt_u(char *p, char *e, unsigned long long v)
 {
 	char t[24];
@@ -54,6 +55,14 @@ static char *fmt_u(char *p, char *e, unsigned long long v)
 	while (v /= 10);
 	while (n && p < e)
 		*p++ = t[--n];
+	return p;
+}
+
+/* v in decimal at p, NUL-terminated; returns the NUL. */
+char *utoa(char *p, u64 v)
+{
+	p = fmt_u(p, p + 20, v);
+	*p = 0;
 	return p;
 }
 
@@ -521,45 +530,71 @@ static long tp_id(const char *sys, const char *name)
 	return b[0] >= '0' && b[0] <= '9' ? (long)xtou(b, 0, 10) : -1;
 }
 
-struct tpglob {
-	const char *sys, *pat, *spat, *at;
-	struct event proto;
+/* Walk the tracepoints whose system and name match two globs, calling
+ * fn("sys:name", id, ctx) for each. Returns how many matched. */
+struct tpwalk {
+	const char *spat, *pat, *sys;
+	void (*fn)(const char *, long, void *);
+	void *ctx;
 	int found;
 };
 
 static void tp_name(const char *name, void *ctx)
 {
-	struct tpglob *g = ctx;
+	struct tpwalk *w = ctx;
 	char full[256];
 	long id;
-	struct event *e;
 
-	if (!glob(g->pat, name) || strlen(g->sys) + strlen(name) > 200 ||
-	    (id = tp_id(g->sys, name)) < 0)
+	if (!glob(w->pat, name) || strlen(w->sys) + strlen(name) > 200 ||
+	    (id = tp_id(w->sys, name)) < 0)
 		return;
-	strcpy(full, g->sys);
+	strcpy(full, w->sys);
 	strcat(full, ":");
 	strcat(full, name);
-	e = ev_add(full, g->at);
-	e->attr.type = TYPE_TRACEPOINT;
-	e->attr.config = id;
-	e->attr.sample_type |= S_RAW;
-	e->filter = g->proto.filter;
-	g->found++;
+	w->fn(full, id, w->ctx);
+	w->found++;
 }
 
 static void tp_sys(const char *sys, void *ctx)
 {
-	struct tpglob *g = ctx;
+	struct tpwalk *w = ctx;
 	char p[512];
 
-	if (!glob(g->spat, sys) || strlen(sys) + strlen(tracefs) > 400)
+	if (!glob(w->spat, sys) || strlen(sys) + strlen(tracefs) > 400)
 		return;
 	strcpy(p, tracefs);
 	strcat(p, "/events/");
 	strcat(p, sys);
-	g->sys = sys;
-	dir_each(p, tp_name, g);
+	w->sys = sys;
+	dir_each(p, tp_name, w);
+}
+
+static int tp_walk(const char *spat, const char *pat,
+		   void (*fn)(const char *, long, void *), void *ctx)
+{
+	struct tpwalk w = { spat, pat, 0, fn, ctx, 0 };
+	char p[512];
+
+	strcpy(p, tracefs);
+	strcat(p, "/events");
+	dir_each(p, tp_sys, &w);
+	return w.found;
+}
+
+struct tpproto {
+	const char *at;
+	char *filter;
+};
+
+static void tp_add(const char *full, long id, void *ctx)
+{
+	struct tpproto *t = ctx;
+	struct event *e = ev_add(full, t->at);
+
+	e->attr.type = TYPE_TRACEPOINT;
+	e->attr.config = id;
+	e->attr.sample_type |= S_RAW;
+	e->filter = t->filter;
 }
 
 /* One event: NAME[/FILTER/][@HZ|%PERIOD]; errors quote the token at. */
@@ -590,7 +625,8 @@ static void cfg_event(char *tok, const char *at)
 	}
 	c = strchr(tok, ':');
 	if (c) {
-		struct tpglob g = { 0 };
+		struct tpproto t = { at, f };
+		int found;
 
 		if (!CFG_TRACEPOINTS)
 			bad(at, "tracepoints are not built in (CONFIG_TRACEPOINTS)");
@@ -603,19 +639,9 @@ static void cfg_event(char *tok, const char *at)
 				 "tracefs is not readable: needs root" : "no tracefs on this system");
 		}
 		*c = 0;
-		g.spat = tok;
-		g.pat = c + 1;
-		g.at = at;
-		g.proto.filter = f;
-		{
-			char p[512];
-
-			strcpy(p, tracefs);
-			strcat(p, "/events");
-			dir_each(p, tp_sys, &g);
-		}
+		found = tp_walk(tok, c + 1, tp_add, &t);
 		*c = ':';
-		if (!g.found) {
+		if (!found) {
 			if (cfg_default) {
 				msg("%s: not in this kernel, left out", tok);
 				return;
@@ -925,7 +951,6 @@ static char *tracefs_find(void)
 struct names {
 	char *b;
 	size_t n, cap;
-	const char *sys;
 };
 
 static void list_add(struct names *l, const char *s)
@@ -940,31 +965,9 @@ static void list_add(struct names *l, const char *s)
 	l->n += n;
 }
 
-static void list_tp(const char *name, void *ctx)
+static void list_tp(const char *full, long id, void *ctx)
 {
-	struct names *l = ctx;
-	char full[256];
-
-	if (strlen(l->sys) + strlen(name) > 200 || tp_id(l->sys, name) < 0)
-		return;
-	strcpy(full, l->sys);
-	strcat(full, ":");
-	strcat(full, name);
-	list_add(l, full);
-}
-
-static void list_sys(const char *sys, void *ctx)
-{
-	struct names *l = ctx;
-	char p[512];
-
-	if (strlen(sys) + strlen(tracefs) > 400)
-		return;
-	strcpy(p, tracefs);
-	strcat(p, "/events/");
-	strcat(p, sys);
-	l->sys = sys;
-	dir_each(p, list_tp, l);
+	list_add(ctx, full);
 }
 
 static int cmpstr(const void *a, const void *b)
@@ -975,7 +978,7 @@ static int cmpstr(const void *a, const void *b)
 static void list(void)
 {
 	struct names l = { 0 };
-	char p[512], **v;
+	char **v;
 	size_t i, n = 0;
 	int pmu = !access("/sys/bus/event_source/devices/cpu", F_OK) ||
 		  !access("/sys/bus/event_source/devices/armv8_pmuv3", F_OK);
@@ -990,9 +993,7 @@ static void list(void)
 		msg("no hardware PMU found: hardware events left out");
 	if (!(tracefs = tracefs_find()))
 		die(1, "no tracefs: only software events");
-	strcpy(p, tracefs);
-	strcat(p, "/events");
-	dir_each(p, list_sys, &l);
+	tp_walk("*", "*", list_tp, &l);
 	for (i = 0; i < l.n; i += strlen(l.b + i) + 1)
 		n++;
 	v = xmalloc(n * sizeof(*v) + 1);
