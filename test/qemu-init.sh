@@ -26,7 +26,7 @@ mount -o remount,ro / || say "remount ro failed"
 if touch /rootfile 2>/dev/null; then say "root is writable"; else say "root is read-only"; fi
 ip link set lo up
 ip addr add 10.0.2.15/24 dev eth0 && ip link set eth0 up || say "network setup failed"
-say "ref $(grep -m1 -E ' T (_text|_stext)$' /proc/kallsyms)"
+say "ref $(awk '$3 == "_text" { t = $0 } $3 == "_stext" && s == "" { s = $0 } END { print t != "" ? t : s }' /proc/kallsyms)"
 say "kallsyms: $(grep -c . /proc/kallsyms) lines, first: $(head -1 /proc/kallsyms), $(grep -m3 -E ' (_stext|_head|_text|_etext)$' /proc/kallsyms | tr '\n' ' ')"
 
 # wait_for FILE PATTERN SECONDS [PID]: poll for PATTERN in FILE; give up
