@@ -259,12 +259,13 @@ static void feat_end(void)
 }
 
 /* _text, the reference symbol perf relocates kallsyms by (KASLR). */
+static const char *ktext_name = "[kernel.kallsyms]_text";
 static u64 kernel_text(void)
 {
 	static char b[1 << 16];
 	int fd = open("/proc/kallsyms", O_RDONLY | O_CLOEXEC);
 	long n, keep = 0;
-	u64 a = 0;
+	u64 a = 0, st = 0;
 
 	if (fd < 0)
 		return 0;
@@ -278,11 +279,17 @@ static u64 kernel_text(void)
 				a = xtou(p, &e, 16);
 				break;
 			}
+			if (!st && nl - p > 10 && !strncmp(nl - 9, " T _stext", 9))
+				st = xtou(p, &e, 16);
 		}
 		keep = b + n - p;
 		memmove(b, p, keep);
 	}
 	close(fd);
+	if (!a && st) {
+		ktext_name = "[kernel.kallsyms]_stext";
+		return st;
+	}
 	return a;
 }
 
@@ -405,7 +412,7 @@ static void kernel_maps(void)
 	long n = readfile("/proc/modules", b, sizeof(b) - 1);
 	char *p, *nl;
 
-	rec(REC_MMAP, MISC_KERNEL, &m, sizeof(m), "44888", "[kernel.kallsyms]_text");
+	rec(REC_MMAP, MISC_KERNEL, &m, sizeof(m), "44888", ktext_name);
 	if (n <= 0)
 		return;
 	b[n] = 0;
@@ -687,8 +694,27 @@ void pd_record(const struct rec_hdr *h)
 		if (st & S_RAW)
 			oswap(p, end, "4");
 	} else if (h->size >= 8 + TRAILER) {
-		oswap(p, end - TRAILER, "*");
-		oswap(end - TRAILER, end, "448448");
+		unsigned char *t = end - TRAILER;
+
+		switch (h->type) {
+		case REC_COMM:		/* pid tid comm[] */
+			oswap(p, t, "44");
+			break;
+		case REC_MMAP:		/* pid tid start len pgoff filename[] */
+			oswap(p, t, "44888");
+			break;
+		case REC_MMAP2:		/* ... maj min ino ino_gen | build id, prot flags filename[] */
+			p = oswap(p, t, "44888");
+			p = h->misc & MISC_MMAP_BUILD_ID ? p + 24 : oswap(p, t, "4488");
+			oswap(p, t, "44");
+			break;
+		case REC_EXIT: case REC_FORK:	/* pid ppid tid ptid time */
+			oswap(p, t, "44448");
+			break;
+		default:
+			oswap(p, t, "*");
+		}
+		oswap(t, end, "448448");
 	}
 	out_put(b, h->size);
 }
@@ -741,12 +767,14 @@ void pd_stream_head(void)
 	out_put(kbid.p, kbid.n);
 }
 
-/* A round ends each dump of a stream. perf flushes, at a round, what is
- * older than the previous round; the second round makes it flush all of
- * this dump before the next dump's side-band (time 0) arrives. */
+/* A round ends each dump of a stream. perf flushes, at a round, only
+ * what is older than the previous round's newest record, so the tail of
+ * this dump waits, sorted, for the next one. That is on purpose: a writer
+ * that was inside perf_output_begin when we paused (a vCPU descheduled
+ * there, say) finishes after our copy, and its older record arrives with
+ * the next dump; perf still puts it in order. */
 void pd_stream_round(void)
 {
-	out_hdr(REC_FINISHED_ROUND, 0, 8);
 	out_hdr(REC_FINISHED_ROUND, 0, 8);
 }
 

@@ -112,7 +112,7 @@ struct rec_hdr {
 #define IOC_DISABLE		IOC(0, 1, 0)
 #define IOC_SET_OUTPUT		IOC(0, 5, 0)
 #define IOC_SET_FILTER		IOC(1, 6, sizeof(char *))
-#define IOC_ID			IOC(2, 7, 8)
+#define IOC_ID			IOC(2, 7, sizeof(void *))
 #define IOC_PAUSE_OUTPUT	IOC(1, 9, 4)
 
 /* Offsets in the first (user) page of the mapping. */

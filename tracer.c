@@ -1301,19 +1301,21 @@ static void dump(const char *why)
 		ring_pause(rings + i, 0);
 	t1 = now_us();
 	at[nring] = tot;
-	for (i = 0; i < (size_t)nring; i++)
-		nrec = index_ring(at[i], at[i + 1] - at[i], nrec, i);
-	/* The tripwire hits go in too: perf script shows what tripped. */
-	memcpy(cp + tot, tbuf, tn);
-	nrec = index_ring(tot, tn, nrec, -1);
-	tot += tn;
-	tn = 0;
-	/* The process table, in time order among the samples it describes. */
+	/* The process table, in time order among the samples it describes;
+	 * indexed first, so that a comm or map goes before a sample of the
+	 * same time. */
 	if (CFG_TRACK) {
 		size_t n = track_copy(cp + tot);
 
 		nrec = index_ring(tot, n, nrec, -1);
+		tot += n;
 	}
+	/* The tripwire hits go in too: perf script shows what tripped. */
+	memcpy(cp + tot, tbuf, tn);
+	nrec = index_ring(tot, tn, nrec, -1);
+	tn = 0;
+	for (i = 0; i < (size_t)nring; i++)
+		nrec = index_ring(at[i], at[i + 1] - at[i], nrec, i);
 	qsort(ix, nrec, sizeof(*ix), ix_cmp);
 
 	dumps++;
