@@ -1724,6 +1724,7 @@ int main(int argc, char **argv)
 	/* Everything a dump needs is allocated now, not in the dump. */
 	i = nring * cfg_buf + sizeof(tbuf) + (CFG_TRACK ? track_max() : 0);
 	cp = xmalloc(i);
+	memset(cp, 0, i);	/* fault it in now, not while the rings are paused */
 	ixmax = i / 40 + nring;
 	ix = xmalloc(ixmax * sizeof(*ix));
 

@@ -58,6 +58,9 @@ need_tools() {
 	command -v gcc >/dev/null || pkgs="$pkgs gcc"
 	command -v file >/dev/null || pkgs="$pkgs file"
 	command -v kconfig-conf >/dev/null || pkgs="$pkgs kconfig-frontends"
+	command -v socat >/dev/null || pkgs="$pkgs socat"
+	command -v picocom >/dev/null || pkgs="$pkgs picocom"
+	command -v python3 >/dev/null || pkgs="$pkgs python3"
 	[ -z "$pkgs" ] || DEBIAN_FRONTEND=noninteractive apt-get install -y -q $pkgs >/dev/null ||
 		die_setup "apt-get install$pkgs failed"
 	# for the cross-build test; a failure here shows up as its SKIP

@@ -79,3 +79,29 @@ if start_tracer "$T/fr" 'sched:sched_switch sched:sched_process_exec frame=text'
 	case "$rc:$err" in 1:*"frame lines 6 to 6 are missing"*) pass "-x: a missing line is named, exit 1" ;;
 	*) fail "-x: a missing line is named, exit 1" "rc=$rc $err" ;; esac
 fi
+
+# --- a board's console UART, captured with picocom, extracted with -x ---
+# socat makes the cable: tracer writes framed dumps to one end, where
+# "kernel messages" are written too; picocom logs the other end.
+if command -v socat >/dev/null && command -v picocom >/dev/null && command -v script >/dev/null; then
+	socat pty,link="$T/uart",raw,echo=0 pty,link="$T/host",raw,echo=0 & SO=$!; WORKS="$WORKS $SO"
+	for i in $(seq 50); do [ -e "$T/host" ] && break; sleep 0.1; done
+	script -qfc "picocom -q -b 115200 --logfile $T/console.log $T/host" /dev/null >/dev/null 2>&1 & PC=$!
+	WORKS="$WORKS $PC"; sleep 0.5
+	if start_tracer "$T/pc" -o "$T/uart" 'sched:sched_switch sched:sched_process_exec frame=text baud=115200 buf=1m'; then
+		cp "$T/work" "$T/pcwk"; "$T/pcwk" sleep 10
+		( for i in $(seq 40); do echo "[ 12.$i] kernel: console noise $i"; sleep 0.02; done >"$T/uart" ) &
+		dump_wait "$T/pc" 1 >/dev/null; wait $!
+		stop_tracer >/dev/null; sleep 1
+		pkill -f "picocom -q -b 115200 --logfile $T/console.log" 2>/dev/null
+		grep -q "console noise" "$T/console.log" && pass "picocom captured the console with other output on it" ||
+			fail "picocom captured the console with other output on it"
+		"$TRACER" -x -n 1 <"$T/console.log" >"$T/pc.data" 2>"$T/pc.xerr"; rc=$?
+		testing "tracer -x < console.log: dump 1 whole" 0 $rc
+		perf script -i "$T/pc.data" 2>/dev/null | grep -q "filename=$T/pcwk " &&
+			pass "the extracted dump decodes, with the workload" || fail "the extracted dump decodes" "$(cat "$T/pc.xerr")"
+	fi
+	kill $SO 2>/dev/null
+else
+	skip "picocom capture and -x" "socat, picocom or script(1) missing"
+fi
