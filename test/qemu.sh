@@ -289,7 +289,7 @@ subst() { local a; for a in "$@"; do a=${a//%CON%/$CONLOG}; echo "${a//%PORT%/$R
 mapfile -t CA < <(subst "${CON_ARGS[@]}")
 mapfile -t PA < <(subst "${PORT_ARGS[@]}")
 : >"$CONLOG"; : >"$R/a.data"
-QCMD=(timeout "$TIMEOUT" "$QEMU" "${QEMU_ARGS[@]}" -smp "$SMP" -nodefaults -display none -monitor none
+QCMD=(timeout -k 10 "$TIMEOUT" "$QEMU" "${QEMU_ARGS[@]}" -smp "$SMP" -nodefaults -display none -monitor none
 	-no-reboot -kernel "$KERNEL" -initrd "$R/initrd.gz"
 	-append "console=$CON panic=-1 rdinit=/init"
 	"${CA[@]}" "${PA[@]}"
@@ -311,7 +311,22 @@ QPID=$!
 	done
 ) &
 NCPID=$!
+# An s390x guest sometimes halts after poweroff -f without QEMU exiting
+# (and then ignores SIGTERM): once the guest says it is done, give QEMU
+# a few seconds, then end it.
+(
+	while kill -0 $QPID 2>/dev/null; do
+		if grep -aq "QT all done" "$CONLOG"; then
+			sleep 5
+			pkill -9 -P $QPID 2>/dev/null
+			exit 0
+		fi
+		sleep 0.5
+	done
+) &
+DONEPID=$!
 wait $QPID; QRC=$?
+kill $DONEPID 2>/dev/null; wait $DONEPID 2>/dev/null
 sleep 0.5; kill $NCPID 2>/dev/null; wait $NCPID 2>/dev/null
 tr -d '\r' <"$CONLOG" | grep -a '^QT ' | grep -av ' err: ' >"$R/qt.txt"
 cat "$R/qt.txt"
