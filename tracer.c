@@ -1537,10 +1537,11 @@ static int loop(int sfd)
 
 static _Noreturn void usage(int code)
 {
-	static const char full[] =
+	static const char head[] =
 "usage: tracer [-o FILE|DEVICE] [-f CONFIG_FILE] ['CONFIG']    record\n"
 "       tracer -x [-n N] [-o FILE] < CAPTURE   extract framed dumps\n"
-"       tracer -l | -h                         list events | this help\n"
+"       tracer -l | -h                         list events | this help\n";
+	static const char full[] =
 "Records system-wide perf events into one overwriting ring per CPU and\n"
 "sleeps. SIGUSR2 or a tripwire dumps them as perf.data; SIGUSR1 turns\n"
 "recording off/on; SIGINT/SIGTERM dumps and exits (0 ok, 1 failure, 2 usage).\n"
@@ -1562,10 +1563,9 @@ static _Noreturn void usage(int code)
 "  baud=N              serial speed for -o /dev/ttyXXX\n"
 "Default:\n  " DEFAULT_CONFIG " buf=128k\n";
 
+	write(code ? 2 : 1, head, sizeof(head) - 1);
 	if (CFG_LONG_HELP)
 		write(code ? 2 : 1, full, sizeof(full) - 1);
-	else
-		write(code ? 2 : 1, full, xstrstr(full, "Records") - full);
 	_exit(code);
 }
 
