@@ -61,3 +61,9 @@ test-qemu:
 	bash test/qemu.sh $(or $(ARCH),x86_64)
 
 .PHONY: test-qemu
+
+# Benchmarks: hot path, idle, dump, size, memory -> bench/results.md (~8 min, root; never part of test)
+bench:
+	bash bench/run.sh
+
+.PHONY: bench
