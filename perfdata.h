@@ -12,6 +12,7 @@ struct event {
 	u64 *ids;		/* kernel ids, one per ring */
 	char *tok;		/* "'its config token' at N", for errors */
 	int trip;		/* tripwire number, or 0 */
+	int comm_off;		/* a tripwire's "char comm[16]" field, or <= 0 */
 };
 
 /* The recording, set up by tracer.c. */

@@ -472,9 +472,10 @@ static struct event *ev_add(const char *name, const char *at)
 {
 	struct event *e;
 
-	if (!(nev & 15)) {
-		evs = xrealloc(evs, nev * sizeof(*evs), (nev + 16) * sizeof(*evs));
-	}
+	if (!(nev & (nev - 1)) && nev >= 16)	/* grown by doubling */
+		evs = xrealloc(evs, nev * sizeof(*evs), 2 * nev * sizeof(*evs));
+	else if (!nev)
+		evs = xmalloc(16 * sizeof(*evs));
 	e = memset(evs + nev++, 0, sizeof(*evs));
 	e->name = xstrdup(name);
 	e->attr.size = ATTR_SIZE;
@@ -1414,7 +1415,7 @@ static void trip_who(const struct rec_hdr *h, const struct event *e, const u32 *
 	if (n > 0)
 		return;
 	strcpy(hit_comm, "?");
-	if (e->attr.type != TYPE_TRACEPOINT || (off = tp_comm_off(e->name)) < 0)
+	if ((off = e->comm_off) <= 0)
 		return;
 	a += 6;					/* IDENTIFIER IP TID TIME CPU PERIOD */
 	if (e->attr.sample_type & S_CALLCHAIN)
@@ -1664,6 +1665,10 @@ int main(int argc, char **argv)
 	}
 	if (!nev)
 		die(2, "config: no events");
+	/* Read now, not at a hit: where a tripwire's tracepoint has a comm. */
+	for (i = 0; i < nev; i++)
+		if (evs[i].trip && evs[i].attr.type == TYPE_TRACEPOINT)
+			evs[i].comm_off = tp_comm_off(evs[i].name);
 	for (i = 0; i < ntrip; i++) {
 		struct trip *t = trips + i;
 
