@@ -669,8 +669,8 @@ void pd_record(const struct rec_hdr *h)
 {
 	static u64 b[65536 / 8];
 	unsigned char *p = (void *)b, *end = p + h->size;
-	u64 st = 0;
-	int i, j;
+	const struct event *e;
+	u64 st;
 
 	if (!BE) {
 		out_put(h, h->size);
@@ -679,10 +679,7 @@ void pd_record(const struct rec_hdr *h)
 	memcpy(b, h, h->size);
 	p = oswap(p, end, "422");
 	if (h->type == REC_SAMPLE) {
-		for (i = 0; i < nev && !st; i++)
-			for (j = 0; j < nring; j++)
-				if (evs[i].ids[j] == b[1])
-					st = evs[i].attr.sample_type;
+		st = (e = ev_by_id(b[1])) ? e->attr.sample_type : evs[0].attr.sample_type;
 		p = oswap(p, end, "88448448");	/* IDENTIFIER IP TID TIME CPU PERIOD */
 		if (st & S_CALLCHAIN) {
 			u64 nr = *(u64 *)p;

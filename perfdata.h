@@ -35,6 +35,7 @@ char *xstrndup(const char *s, size_t n);
 u64 xtou(const char *s, char **end, int base);
 char *xstrstr(const char *h, const char *n);
 char *utoa(char *p, u64 v);
+struct event *ev_by_id(u64 id);
 void dir_each(const char *dir, void (*fn)(const char *, void *), void *ctx);
 
 /* The output: a buffered sink that remembers its first error. */

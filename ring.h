@@ -109,7 +109,6 @@ struct rec_hdr {
  * riscv (not by powerpc, mips or sparc). */
 #define IOC(dir, nr, sz) (((unsigned long)(dir) << 30) | ((sz) << 16) | ('$' << 8) | (nr))
 #define IOC_ENABLE		IOC(0, 0, 0)
-#define IOC_DISABLE		IOC(0, 1, 0)
 #define IOC_SET_OUTPUT		IOC(0, 5, 0)
 #define IOC_SET_FILTER		IOC(1, 6, sizeof(char *))
 #define IOC_ID			IOC(2, 7, sizeof(void *))

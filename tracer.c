@@ -1098,7 +1098,9 @@ static void open_all(void)
  * period is 1 and its IP is of no use. The header declares the full
  * layout, so perf reads the expanded records like any others. */
 
-static struct { u64 id; int ev; } *idx;	/* kernel id -> event, sorted */
+/* Kernel id -> event, sorted, for every record that names its event:
+ * lean expansion, tripwire hits, big-endian swapping. */
+static struct { u64 id; int ev; } *idx;
 static int nidx;
 
 static int idx_cmp(const void *a, const void *b)
@@ -1108,7 +1110,7 @@ static int idx_cmp(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static void lean_init(void)
+static void ids_init(void)
 {
 	int i, j;
 
@@ -1121,7 +1123,7 @@ static void lean_init(void)
 	qsort(idx, nidx, sizeof(*idx), idx_cmp);
 }
 
-static struct event *ev_by_id(u64 id)
+struct event *ev_by_id(u64 id)
 {
 	int lo = 0, hi = nidx;
 
@@ -1133,7 +1135,7 @@ static struct event *ev_by_id(u64 id)
 		else
 			hi = m;
 	}
-	return lo < nidx && idx[lo].id == id ? evs + idx[lo].ev : evs;
+	return lo < nidx && idx[lo].id == id ? evs + idx[lo].ev : 0;
 }
 
 /* What the kernel writes for e under lean. */
@@ -1150,7 +1152,9 @@ static u64 lean_time(const struct rec_hdr *h)
 
 	if (h->type != REC_SAMPLE)
 		return *(const u64 *)((const unsigned char *)h + h->size - 16);
-	return a[1 + !!(lean_type(ev_by_id(a[0])) & S_IP) + 1];
+	const struct event *e = ev_by_id(a[0]);
+
+	return a[1 + !!(lean_type(e ? e : evs) & S_IP) + 1];
 }
 
 /* A lean record in the full layout: IP, CPU and PERIOD in a sample, CPU
@@ -1174,7 +1178,9 @@ static struct rec_hdr *lean_expand(const struct rec_hdr *h, int cpu)
 		*o++ = c;
 		*o++ = a[2];		/* IDENTIFIER */
 	} else {
-		k = lean_type(ev_by_id(a[0]));
+		const struct event *e = ev_by_id(a[0]);
+
+		k = lean_type(e ? e : evs);
 		*o++ = *a++;		/* IDENTIFIER */
 		*o++ = k & S_IP ? *a++ : 0;
 		*o++ = *a++;		/* TID */
@@ -1456,8 +1462,8 @@ static void trip_hit(struct trip *t, u32 pid)
 static void trip_rec(const struct rec_hdr *h, void *ctx)
 {
 	const u64 *a = (const void *)(h + 1);
+	struct event *e;
 	u32 id[2];
-	int i, j;
 
 	if (h->type != REC_SAMPLE)
 		return;
@@ -1466,10 +1472,10 @@ static void trip_rec(const struct rec_hdr *h, void *ctx)
 		tn += h->size;
 	}
 	memcpy(id, a + 2, 8);		/* IDENTIFIER, IP, then {pid, tid} */
-	for (i = 0; i < nev; i++)
-		for (j = 0; j < nring; j++)
-			if (evs[i].trip && evs[i].ids[j] == a[0])
-				return trip_who(h, evs + i, id), trip_hit(trips + evs[i].trip - 1, id[0]);
+	if ((e = ev_by_id(a[0])) && e->trip) {
+		trip_who(h, e, id);
+		trip_hit(trips + e->trip - 1, id[0]);
+	}
 }
 
 /* ---- main ---- */
@@ -1722,8 +1728,7 @@ int main(int argc, char **argv)
 		for (i = 0; i < 1024; i++)
 			if (possible[i / 64] >> i % 64 & 1)
 				ncpu = i + 1;
-	if (cfg_lean)
-		lean_init();
+	ids_init();
 	pd_tracing_build();
 	pd_features_build(ncpu, nring);
 	/* Everything a dump needs is allocated now, not in the dump. */
