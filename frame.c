@@ -167,18 +167,56 @@ static void xput(struct xdump *d, const unsigned char *p, size_t n)
 }
 
 /* One "#T N DATA CRC" line of dump d, found at line ln of the capture. */
-static void xline(struct xdump *d, char *s, long ln)
+/* "DATA CRC" of n chars: decode into raw; its length, or -1. */
+static int xdata(const char *data, size_t n, unsigned char *raw)
 {
-	char *e, *data, *sp;
+	const char *sp = memchr(data, ' ', n);
+	int k;
+
+	if (!sp || sp - data > LINE * 4 / 3 || data + n - sp - 1 < 8 ||
+	    (k = unb64(data, sp - data, raw)) < 0 || crc32(0, raw, k) != xtou(sp + 1, 0, 16))
+		return -1;
+	return k;
+}
+
+/* The kernel prints to the console past the tty, so a message (which
+ * ends in a newline) can land inside one of our lines: our line's start,
+ * then the message, then the rest of our line on a later capture line.
+ * Try the start of this line joined to each of the next few lines. */
+static int xrepair(const char *data, const char *rest, unsigned char *raw)
+{
+	char join[2 * LINE + 64];
+	size_t k = strspn(data, b64 + 0), r;
+	int i, n;
+
+	while (data[k] == '=')
+		k++;
+	if (k > LINE * 4 / 3)
+		return -1;
+	for (i = 0; i < 4 && rest && *rest; i++) {
+		r = strcspn(rest, "\r\n");
+		if (k + r < sizeof(join)) {
+			memcpy(join, data, k);
+			memcpy(join + k, rest, r);
+			if ((n = xdata(join, k + r, raw)) >= 0)
+				return n;
+		}
+		rest = strchr(rest, '\n');
+		rest = rest ? rest + 1 : 0;
+	}
+	return -1;
+}
+
+static void xline(struct xdump *d, char *s, long ln, const char *rest)
+{
+	char *e, *data;
 	unsigned long seq = xtou(s, &e, 10);
 	unsigned char raw[LINE + 3];
 	int n;
 
 	data = e + 1;
-	sp = strchr(data, ' ');
-	if (*e != ' ' || !sp || sp - data > LINE * 4 / 3 || strlen(sp + 1) < 8 ||
-	    (n = unb64(data, sp - data, raw)) < 0 ||
-	    crc32(0, raw, n) != xtou(sp + 1, 0, 16)) {
+	if (*e != ' ' || ((n = xdata(data, strlen(data), raw)) < 0 &&
+			  (n = xrepair(data, rest, raw)) < 0)) {
 		msg("dump %d: capture line %L is corrupt (frame line %L)", d->dump, (u64)ln, (u64)d->next);
 		d->bad = 1;
 		d->next++;
@@ -270,7 +308,7 @@ int frame_extract(int sel, const char *out)
 			cur = nd++;
 			d[cur].dump = xtou(m + 14, 0, 10);
 		} else if (cur >= 0 && !d[cur].done && (m = xstrstr(line, "#T "))) {
-			xline(d + cur, m + 3, ln);
+			xline(d + cur, m + 3, ln, nl ? nl + 1 : 0);
 		} else if (cur >= 0 && !d[cur].done && (m = xstrstr(line, "#TRACER END "))) {
 			xend(d + cur, strchr(m + 12, ' ') ? strchr(m + 12, ' ') + 1 : m + 12, ln);
 		}

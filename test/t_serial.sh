@@ -65,6 +65,12 @@ if start_tracer "$T/fr" 'sched:sched_switch sched:sched_process_exec frame=text'
 	"$TRACER" -x -n 1 <"$T/fr.mixed" 2>/dev/null | cmp -s - "$T/fr1.data" &&
 		pass "-x: bit-identical from a capture with kernel messages mixed in" ||
 		fail "-x: bit-identical from a capture with kernel messages mixed in"
+	# a kernel message landing inside a frame line (printk bypasses the tty)
+	awk 'NR == 12 { print substr($0, 1, 30) "[   16.314978] kernel: noise inside a line"; print substr($0, 31); next } { print }' \
+		"$T/fr.out" >"$T/fr.inside"
+	"$TRACER" -x -n 1 <"$T/fr.inside" 2>/dev/null | cmp -s - "$T/fr1.data" &&
+		pass "-x: bit-identical when a message lands inside a frame line" ||
+		fail "-x: bit-identical when a message lands inside a frame line" "$("$TRACER" -x -n 1 <"$T/fr.inside" 2>&1 >/dev/null)"
 	"$TRACER" -x -o "$T/all.data" <"$T/fr.mixed" 2>/dev/null
 	check "-x -o FILE: one file per dump" test -s "$T/all.data" -a -s "$T/all.data.1"
 	check "-x -o FILE: dump 2 decodes alone" perf script -i "$T/all.data.1"
