@@ -99,15 +99,16 @@ void ring_read(struct ring *r, void (*fn)(const struct rec_hdr *, void *), void 
 }
 
 /* Copy the records of [head, head+avail) out of a backward ring of `size`
- * bytes, newest first, into dst. avail is how much was written since the
- * last look (prev - head), capped at the ring size by us: when the ring
- * has wrapped, the oldest record is partly overwritten and is dropped, as
- * is anything past a zero header (never written). Returns bytes copied. */
-size_t ring_walk(const unsigned char *data, unsigned long size,
-		 unsigned long head, unsigned long avail, unsigned char *dst)
+ * bytes so that they lie oldest first and end at `end`; returns where
+ * they begin. The walk goes newest first and fills dst downward, so the
+ * copy is already in the order perf wants. avail is how much was written
+ * since the last look (prev - head), capped at the ring size by us: when
+ * the ring has wrapped, the oldest record is partly overwritten and is
+ * dropped, as is anything past a zero header (never written). */
+unsigned char *ring_walk(const unsigned char *data, unsigned long size,
+			 unsigned long head, unsigned long avail, unsigned char *end)
 {
 	unsigned long mask = size - 1, off = 0;
-	size_t n = 0;
 
 	if (avail > size)
 		avail = size;
@@ -118,9 +119,8 @@ size_t ring_walk(const unsigned char *data, unsigned long size,
 
 		if (len < sizeof(*h) || (len & 7) || off + len > avail)
 			break;
-		ring_copy(data, size, at, len, dst + n);
-		n += len;
 		off += len;
+		ring_copy(data, size, at, len, end - off);
 	}
-	return n;
+	return end - off;
 }

@@ -1195,16 +1195,27 @@ static struct rec_hdr *lean_expand(const struct rec_hdr *h, int cpu)
 	return (void *)b;
 }
 
-/* ---- dumping ---- */
+/* ---- dumping ----
+ * A dump is a merge: each ring's copy is one run, oldest first; the
+ * process table and the tripwire hits are sorted into one more run.
+ * Equal times go side-band first, then by ring, so a comm or map comes
+ * before a sample of the same time. A ring is in time order but for an
+ * interrupt that took its time before the record it interrupted; perf
+ * sorts that within the round, which ends the dump. */
+
+struct run {
+	const unsigned char *p, *end;
+	u64 t;
+	int ring;		/* main ring it came from, or -1 */
+};
 
 struct ix {
 	u64 t;
 	u32 off, seq;
-	int ring;		/* main ring it came from, or -1 */
 };
 
 static unsigned char *cp;	/* copies of all rings, made while paused */
-static struct ix *ix;
+static struct ix *ix;		/* the side-band run's index */
 static size_t ixmax;
 static int stream_started, file_seq, rec_off;
 
@@ -1236,28 +1247,58 @@ static u64 rec_time(const struct rec_hdr *h, int lean)
 	return h->size >= 8 + 24 ? *(const u64 *)(p + h->size - 24) : 0;
 }
 
-/* Index one ring's copy so that equal times keep their order: a
- * backward ring's copy is newest first, a forward one's oldest first.
- * ring: the main ring it is (its records may be lean), or -1. */
-static size_t index_ring(size_t at, size_t len, size_t k, int ring)
+/* Sort the side-band records at cp[at, at+len) by time (a table slot
+ * or a CPU's tripwire ring is in order, the whole is not) into dst. */
+static size_t side_sort(size_t at, size_t len, unsigned char *dst)
 {
-	int backward = ring >= 0;
+	size_t off, n = 0, i, o = 0;
 
-	size_t off, n = 0, i;
-
-	for (off = 0; off < len; off += ((struct rec_hdr *)(cp + at + off))->size)
-		n++;
-	if (k + n > ixmax)
-		n = ixmax - k;
-	for (off = 0, i = 0; i < n; off += ((struct rec_hdr *)(cp + at + off))->size, i++) {
-		struct ix *x = ix + (backward ? k + n - 1 - i : k + i);
-
-		x->off = at + off;
-		x->t = rec_time((void *)(cp + at + off), cfg_lean && backward);
-		x->seq = x - ix;
-		x->ring = ring;
+	for (off = 0; off < len && n < ixmax; off += ((struct rec_hdr *)(cp + at + off))->size, n++) {
+		ix[n].off = at + off;
+		ix[n].t = rec_time((void *)(cp + at + off), 0);
+		ix[n].seq = n;
 	}
-	return k + n;
+	qsort(ix, n, sizeof(*ix), ix_cmp);
+	for (i = 0; i < n; i++) {
+		const struct rec_hdr *h = (void *)(cp + ix[i].off);
+
+		memcpy(dst + o, h, h->size);
+		o += h->size;
+	}
+	return o;
+}
+
+/* Write the runs out in time order: take the run with the oldest head,
+ * and keep taking from it while it stays older than the runner-up. */
+static size_t merge_out(struct run *rn, int k)
+{
+	size_t nrec = 0;
+
+	for (;;) {
+		int i, m = -1, s = -1;
+		struct run *r;
+
+		for (i = 0; i < k; i++) {
+			if (rn[i].p >= rn[i].end)
+				continue;
+			if (m < 0 || rn[i].t < rn[m].t)
+				s = m, m = i;
+			else if (s < 0 || rn[i].t < rn[s].t)
+				s = i;
+		}
+		if (m < 0)
+			return nrec;
+		r = rn + m;
+		do {
+			const struct rec_hdr *h = (const void *)r->p;
+
+			pd_record(cfg_lean && r->ring >= 0 ? lean_expand(h, rings[r->ring].cpu) : h);
+			nrec++;
+			if ((r->p += h->size) >= r->end)
+				break;
+			r->t = rec_time((const void *)r->p, cfg_lean && r->ring >= 0);
+		} while (s < 0 || r->t < rn[s].t || (r->t == rn[s].t && m < s));
+	}
 }
 
 static int open_dump_file(char *name)
@@ -1282,7 +1323,8 @@ static int open_dump_file(char *name)
 static void dump(const char *why)
 {
 	u64 t0 = now_us(), t1, t2;
-	size_t tot = 0, nrec = 0, at[nring + 1], i;
+	size_t tot = 0, nrec, i, side;
+	struct run rn[nring + 1];
 	char name[4096];
 	/* Files and framed dumps each stand alone; a binary stream sends
 	 * only what is new since the last dump. */
@@ -1298,8 +1340,11 @@ static void dump(const char *why)
 		struct ring *r = rings + i;
 		unsigned long head = ring_head(r);
 
-		at[i] = tot;
-		tot += ring_walk(r->data, r->size, head, (standalone ? 0 : r->prev) - head, cp + tot);
+		tot += r->size;
+		rn[i + 1].end = cp + tot;
+		rn[i + 1].p = ring_walk(r->data, r->size, head,
+					(standalone ? 0 : r->prev) - head, cp + tot);
+		rn[i + 1].ring = i;
 		if (!standalone)
 			r->prev = head;
 	}
@@ -1307,23 +1352,18 @@ static void dump(const char *why)
 	for (i = 0; i < (size_t)nring && !rec_off; i++)
 		ring_pause(rings + i, 0);
 	t1 = now_us();
-	at[nring] = tot;
-	/* The process table, in time order among the samples it describes;
-	 * indexed first, so that a comm or map goes before a sample of the
-	 * same time. */
-	if (CFG_TRACK) {
-		size_t n = track_copy(cp + tot);
-
-		nrec = index_ring(tot, n, nrec, -1);
-		tot += n;
-	}
-	/* The tripwire hits go in too: perf script shows what tripped. */
-	memcpy(cp + tot, tbuf, tn);
-	nrec = index_ring(tot, tn, nrec, -1);
+	/* The process table and the tripwire hits (perf script shows what
+	 * tripped): one run, sorted. */
+	side = CFG_TRACK ? track_copy(cp + tot) : 0;
+	memcpy(cp + tot + side, tbuf, tn);
+	side += tn;
 	tn = 0;
-	for (i = 0; i < (size_t)nring; i++)
-		nrec = index_ring(at[i], at[i + 1] - at[i], nrec, i);
-	qsort(ix, nrec, sizeof(*ix), ix_cmp);
+	rn[0].p = cp + tot + side;
+	rn[0].end = rn[0].p + side_sort(tot, side, cp + tot + side);
+	rn[0].ring = -1;
+	for (i = 0; i <= (size_t)nring; i++)
+		if (rn[i].p < rn[i].end)
+			rn[i].t = rec_time((const void *)rn[i].p, cfg_lean && rn[i].ring >= 0);
 
 	dumps++;
 	if (sink_fd < 0) {
@@ -1335,6 +1375,8 @@ static void dump(const char *why)
 	} else {
 		strcpy(name, sink_name);
 	}
+	for (i = 0, tot = 0; i <= (size_t)nring; i++)
+		tot += rn[i].end - rn[i].p;
 	out_begin(fd, tot + (64 << 10));
 	if (binfile)
 		pd_file_head();
@@ -1344,10 +1386,7 @@ static void dump(const char *why)
 	if (hit_comm[0] && strcmp(hit_comm, "?"))
 		pd_comm(hit_id[0], hit_id[1], hit_comm);
 	hit_comm[0] = 0;
-	for (i = 0; i < nrec; i++)
-		pd_record(cfg_lean && ix[i].ring >= 0 ?
-			  lean_expand((void *)(cp + ix[i].off), rings[ix[i].ring].cpu) :
-			  (void *)(cp + ix[i].off));
+	nrec = merge_out(rn, nring + 1);
 	if (binfile) {
 		err = pd_file_end(fd);
 	} else {
@@ -1732,11 +1771,13 @@ int main(int argc, char **argv)
 	pd_tracing_build();
 	pd_features_build(ncpu, nring);
 	/* Everything a dump needs is allocated now, not in the dump. */
-	i = nring * cfg_buf + sizeof(tbuf) + (CFG_TRACK ? track_max() : 0);
+	/* The rings' copies, then the side-band twice: as copied, sorted. */
+	i = sizeof(tbuf) + (CFG_TRACK ? track_max() : 0);
+	ixmax = i / 32;
+	ix = xmalloc(ixmax * sizeof(*ix));
+	i = nring * cfg_buf + 2 * i;
 	cp = xmalloc(i);
 	memset(cp, 0, i);	/* fault it in now, not while the rings are paused */
-	ixmax = i / 40 + nring;
-	ix = xmalloc(ixmax * sizeof(*ix));
 
 	/* Signals arrive in one place: the signalfd, read in the loop. */
 	signal(SIGPIPE, SIG_IGN);

@@ -124,17 +124,20 @@ static void reset(unsigned long *head, unsigned long start)
 static void check(const char *name, unsigned long head, unsigned long avail,
 		  int from, int want)
 {
-	static u8 got[2 * SIZE], exp[SIZE];
+	static u8 got[3 * SIZE], exp[SIZE];
 	unsigned long cap = avail < SIZE ? avail : SIZE;
+	u8 *end = got + 2 * SIZE, *start;
 	size_t n, m = 0, i;
-	int k, wraps = 0;
+	int k, j, wraps = 0;
 	char why[200] = "";
 
 	for (k = nlog - 1; k >= from && m + wlog[k].len <= cap; k--) {
-		put_rec(exp + m, wlog + k);
 		wraps |= (wlog[k].head & MASK) + wlog[k].len > SIZE;
 		m += wlog[k].len;
 	}
+	/* the walker's copy is oldest first: records k+1 .. nlog-1 */
+	for (j = k + 1, i = 0; j < nlog; i += wlog[j].len, j++)
+		put_rec(exp + i, wlog + j);
 	if (want >= 0 && nlog - 1 - k != want)
 		snprintf(why, sizeof(why), "setup: log gives %d records, want %d",
 			 nlog - 1 - k, want);
@@ -147,19 +150,23 @@ static void check(const char *name, unsigned long head, unsigned long avail,
 	cur = name;
 	fflush(stdout);
 	alarm(5);
-	n = ring_walk(buf, SIZE, head, avail, got);
+	start = ring_walk(buf, SIZE, head, avail, end);
 	alarm(0);
-	for (i = 0; i < m && i < n && got[i] == exp[i]; i++)
+	n = start <= end ? (size_t)(end - start) : 0;
+	for (i = 0; i < m && i < n && start[i] == exp[i]; i++)
 		;
-	if (n != m)
+	if (start > end || start < got)
+		snprintf(why, sizeof(why), "returned a start %td bytes from the end", end - start);
+	else if (n != m)
 		snprintf(why, sizeof(why), "got %zu bytes, want %zu (%d records), "
 			 "first difference at %zu", n, m, nlog - 1 - k, i);
 	else if (i < m)
-		snprintf(why, sizeof(why), "byte %zu is %#x, want %#x", i, got[i], exp[i]);
+		snprintf(why, sizeof(why), "byte %zu is %#x, want %#x", i, start[i], exp[i]);
 	else
-		for (i = n; i < sizeof(got); i++)
-			if (got[i] != 0xee) {
-				snprintf(why, sizeof(why), "wrote past %zu bytes, at %zu", n, i);
+		for (i = 0; i < sizeof(got); i++)
+			if (got[i] != 0xee && (got + i < start || got + i >= end)) {
+				snprintf(why, sizeof(why), "wrote outside its %zu bytes, at %td",
+					 n, got + i - end);
 				break;
 			}
 	report(name, why);
