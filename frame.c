@@ -132,7 +132,7 @@ static int unb64(const char *s, size_t n, unsigned char *out)
 		int j, pad = 0;
 
 		for (j = 0; j < 4; j++) {
-			const char *c = s[i + j] == '=' ? 0 : strchr(b64, s[i + j]);
+			const char *c = s[i + j] == '=' ? 0 : xstrchr(b64, s[i + j]);
 
 			if (s[i + j] == '=' && i + 4 == n && j >= 2)
 				pad++;
@@ -186,7 +186,7 @@ static int xdata(const char *data, size_t n, unsigned char *raw)
 static int xrepair(const char *data, const char *rest, unsigned char *raw)
 {
 	char join[2 * LINE + 64];
-	size_t k = strspn(data, b64 + 0), r;
+	size_t k = span(data, b64 + 0, 1), r;
 	int i, n;
 
 	while (data[k] == '=')
@@ -194,14 +194,14 @@ static int xrepair(const char *data, const char *rest, unsigned char *raw)
 	if (k > LINE * 4 / 3)
 		return -1;
 	for (i = 0; i < 4 && rest && *rest; i++) {
-		r = strcspn(rest, "\r\n");
+		r = span(rest, "\r\n", 0);
 		if (k + r < sizeof(join)) {
 			memcpy(join, data, k);
 			memcpy(join + k, rest, r);
 			if ((n = xdata(join, k + r, raw)) >= 0)
 				return n;
 		}
-		rest = strchr(rest, '\n');
+		rest = xstrchr(rest, '\n');
 		rest = rest ? rest + 1 : 0;
 	}
 	return -1;
@@ -293,7 +293,7 @@ int frame_extract(int sel, const char *out)
 		char *m;
 
 		ln++;
-		nl = strchr(line, '\n');
+		nl = xstrchr(line, '\n');
 		if (nl)
 			*nl = 0;
 		if (nl > line && nl[-1] == '\r')
@@ -310,7 +310,7 @@ int frame_extract(int sel, const char *out)
 		} else if (cur >= 0 && !d[cur].done && (m = xstrstr(line, "#T "))) {
 			xline(d + cur, m + 3, ln, nl ? nl + 1 : 0);
 		} else if (cur >= 0 && !d[cur].done && (m = xstrstr(line, "#TRACER END "))) {
-			xend(d + cur, strchr(m + 12, ' ') ? strchr(m + 12, ' ') + 1 : m + 12, ln);
+			xend(d + cur, xstrchr(m + 12, ' ') ? xstrchr(m + 12, ' ') + 1 : m + 12, ln);
 		}
 	}
 	if (cur >= 0 && !d[cur].done) {
@@ -327,13 +327,7 @@ int frame_extract(int sel, const char *out)
 		for (i = 0; i < nd; i++) {
 			if (strlen(out) > 4000)
 				die(2, "%s: path too long", out);
-			strcpy(name, out);
-			if (i) {
-				char *p = name + strlen(name);
-
-				*p++ = '.';
-				*utoa(p, i) = 0;
-			}
+			fmt(name, sizeof(name), i ? "%s.%u" : "%s", out, i);
 			rc |= xwrite(name, d + i) | d[i].bad;
 		}
 		return rc;

@@ -180,12 +180,11 @@ void pd_tracing_build(void)
 	}
 	bput32(&tracing, getpagesize());
 	bput(&tracing, "header_page", 12);
-	strcpy(path, tracefs);
-	strcat(path, "/events/header_page");
+	fmt(path, sizeof(path), "%s/events/header_page", tracefs);
 	if (bfile(&tracing, path, 8) <= 0)
 		die(1, "%s: can't read", path);
 	bput(&tracing, "header_event", 13);
-	strcpy(path + strlen(path) - 4, "event");
+	fmt(path, sizeof(path), "%s/events/header_event", tracefs);
 	bfile(&tracing, path, 8);
 	bput32(&tracing, 0);			/* ftrace formats */
 
@@ -196,7 +195,7 @@ void pd_tracing_build(void)
 
 		bput32(&tracing, 0);
 		for (i = 0; i < nev; i++) {
-			char *c = strchr(evs[i].name, ':');
+			char *c = xstrchr(evs[i].name, ':');
 			size_t sl = c ? c - evs[i].name : 0;
 			size_t nat;
 			u32 cnt = 0;
@@ -224,12 +223,8 @@ void pd_tracing_build(void)
 						break;
 				if (k < j)
 					continue;
-				strcpy(path, tracefs);
-				strcat(path, "/events/");
-				strncat(path, evs[j].name, sl);
-				strcat(path, "/");
-				strcat(path, evs[j].name + sl + 1);
-				strcat(path, "/format");
+				fmt(path, sizeof(path), "%s/events/%s/format", tracefs, evs[j].name);
+				path[strlen(tracefs) + 8 + sl] = '/';	/* sys:name */
 				if (bfile(&tracing, path, 8) <= 0)
 					die(1, "%s: can't read", path);
 				cnt++;
@@ -274,7 +269,7 @@ static u64 kernel_text(void)
 
 		n += keep;
 		b[n] = 0;
-		for (; (nl = strchr(p, '\n')); p = nl + 1) {
+		for (; (nl = xstrchr(p, '\n')); p = nl + 1) {
 			if (nl - p > 10 && !strncmp(nl - 8, " T _text", 8)) {
 				a = xtou(p, &e, 16);
 				break;
@@ -317,7 +312,7 @@ static void kernel_build_id(void)
 	r.size = sizeof(r);
 	r.pid = -1;
 	r.len = 20;
-	strcpy(r.name, "[kernel.kallsyms]");
+	memcpy(r.name, "[kernel.kallsyms]", 18);
 	oswap((void *)&r, (unsigned char *)&r + 12, "4224");
 	bput(&kbid, &r, sizeof(r));
 }
@@ -417,14 +412,14 @@ static void kernel_maps(void)
 		return;
 	b[n] = 0;
 	/* name size refcount deps state 0xaddr */
-	for (p = b; (nl = strchr(p, '\n')); p = nl + 1) {
+	for (p = b; (nl = xstrchr(p, '\n')); p = nl + 1) {
 		char name[72], *f[6], *q = p;
 		int i;
 
 		*nl = 0;
 		for (i = 0; i < 6 && *q; i++) {
 			f[i] = q;
-			q += strcspn(q, " ");
+			q += span(q, " ", 0);
 			if (*q)
 				*q++ = 0;
 		}
@@ -435,9 +430,7 @@ static void kernel_maps(void)
 		m.pgoff = 0;
 		if (!m.start)
 			continue;
-		name[0] = '[';
-		strcpy(name + 1, f[0]);
-		strcat(name, "]");
+		fmt(name, sizeof(name), "[%s]", f[0]);
 		rec(REC_MMAP, MISC_KERNEL, &m, sizeof(m), "44888", name);
 	}
 }
@@ -511,7 +504,7 @@ static void comm_one(unsigned long tid, void *ctx)
 	p = utoa(path + 6, c.pid);
 	memcpy(p, "/task/", 6);
 	p = utoa(p + 6, tid);
-	strcpy(p, "/comm");
+	memcpy(p, "/comm", 6);
 	n = readfile(path, comm, sizeof(comm) - 1);
 	if (n <= 0)
 		return;
@@ -579,7 +572,7 @@ static void maps_emit(u32 pid, char *b, int emit, u32 *h)
 {
 	char *p, *nl;
 
-	for (p = b; (nl = strchr(p, '\n')); p = nl + 1) {
+	for (p = b; (nl = xstrchr(p, '\n')); p = nl + 1) {
 		struct {
 			u32 pid, tid;
 			u64 start, len, pgoff;
@@ -590,10 +583,10 @@ static void maps_emit(u32 pid, char *b, int emit, u32 *h)
 		char *q, *path;
 
 		*nl = 0;
-		path = strchr(p, '/');
+		path = xstrchr(p, '/');
 		if (!path)
 			path = xstrstr(p, "[vdso]");
-		q = strchr(p, ' ');
+		q = xstrchr(p, ' ');
 		if (!path || !q || q[3] != 'x')
 			goto next;
 		if (!emit) {
@@ -631,9 +624,9 @@ static void proc_one(unsigned long pid, void *ctx)
 
 	memcpy(path, "/proc/", 6);
 	p = utoa(path + 6, pid);
-	strcpy(p, "/task");
+	memcpy(p, "/task", 6);
 	each_num(path, comm_one, &tgid);
-	strcpy(p, "/maps");
+	memcpy(p, "/maps", 6);
 	n = readfile(path, b, sizeof(b) - 1);
 	if (n <= 0)
 		return;

@@ -27,6 +27,7 @@ extern int targc;
 /* Helpers shared by both files (tracer.c). */
 _Noreturn void die(int code, const char *fmt, ...);
 void msg(const char *fmt, ...);
+void fmt(char *b, size_t n, const char *f, ...);
 long readfile(const char *path, char *buf, long max);
 void *xmalloc(size_t n);
 void *xrealloc(void *p, size_t old, size_t n);
@@ -34,6 +35,10 @@ char *xstrdup(const char *s);
 char *xstrndup(const char *s, size_t n);
 u64 xtou(const char *s, char **end, int base);
 char *xstrstr(const char *h, const char *n);
+char *xstrchr(const char *s, int c);
+char *xstrrchr(const char *s, int c);
+size_t span(const char *s, const char *set, int in);
+void xsort(void *base, size_t n, size_t sz, int (*cmp)(const void *, const void *));
 char *utoa(char *p, u64 v);
 struct event *ev_by_id(u64 id);
 void dir_each(const char *dir, void (*fn)(const char *, void *), void *ctx);

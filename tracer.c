@@ -66,6 +66,42 @@ char *utoa(char *p, u64 v)
 	return p;
 }
 
+/* The errors tracer can meet, in musl's words; any other is "error N".
+ * (libc's strerror table is 2 KiB, a tenth of the smallest build.) */
+static const u16 err_no[] = {
+	EPERM, ENOENT, EIO, ENXIO, E2BIG, EBADF, EAGAIN, ENOMEM, EACCES,
+	EBUSY, EEXIST, ENODEV, ENOTDIR, EISDIR, EINVAL, EMFILE, ENOTTY,
+	EFBIG, ENOSPC, EROFS, EPIPE, ENAMETOOLONG, ENOSYS, EOPNOTSUPP,
+	ECONNRESET, ENOTCONN, EDQUOT, EINTR, ESRCH,
+};
+static const char err_str[] =
+	"Operation not permitted\0No such file or directory\0I/O error\0"
+	"No such device or address\0Argument list too long\0Bad file descriptor\0"
+	"Resource temporarily unavailable\0Out of memory\0Permission denied\0"
+	"Resource busy\0File exists\0No such device\0Not a directory\0"
+	"Is a directory\0Invalid argument\0Too many open files\0Not a tty\0"
+	"File too large\0No space left on device\0Read-only file system\0"
+	"Broken pipe\0Filename too long\0Function not implemented\0"
+	"Not supported\0Connection reset by peer\0Socket not connected\0"
+	"Quota exceeded\0Interrupted system call\0No such process";
+
+static char *err_fmt(char *p, char *e, int err)
+{
+	const char *s = err_str;
+	size_t i;
+
+	for (i = 0; i < sizeof(err_no) / sizeof(*err_no) && err_no[i] != err; i++)
+		s += strlen(s) + 1;
+	if (i == sizeof(err_no) / sizeof(*err_no)) {
+		for (s = "error "; *s && p < e; )
+			*p++ = *s++;
+		return fmt_u(p, e, err);
+	}
+	while (*s && p < e)
+		*p++ = *s++;
+	return p;
+}
+
 /* %s %c %d %u %L (unsigned long long); a trailing ':' appends strerror.
  * Formats into [p, e) and returns the end. */
 static char *vfmt(char *p, char *e, const char *f, va_list ap)
@@ -102,13 +138,14 @@ static char *vfmt(char *p, char *e, const char *f, va_list ap)
 			break;
 		}
 	}
-	if (!*f && f[-1] == ':' && p < e)
-		for (*p++ = ' ', s = strerror(err); *s && p < e; )
-			*p++ = *s++;
+	if (!*f && f[-1] == ':' && p < e) {
+		*p++ = ' ';
+		p = err_fmt(p, e, err);
+	}
 	return p;
 }
 
-static void fmt(char *b, size_t n, const char *f, ...)
+void fmt(char *b, size_t n, const char *f, ...)
 {
 	va_list ap;
 
@@ -217,6 +254,36 @@ u64 xtou(const char *s, char **end, int base)
 	return v;
 }
 
+/* strchr, strrchr, and strspn (in = 1) or strcspn (in = 0): libc's are
+ * fast, and together 0.8 KiB; tracer's strings are short. */
+char *xstrchr(const char *s, int c)
+{
+	for (; *s != (char)c; s++)
+		if (!*s)
+			return 0;
+	return (char *)s;
+}
+
+char *xstrrchr(const char *s, int c)
+{
+	const char *r = 0;
+
+	do
+		if (*s == (char)c)
+			r = s;
+	while (*s++);
+	return (char *)r;
+}
+
+size_t span(const char *s, const char *set, int in)
+{
+	const char *p = s;
+
+	while (*p && !!xstrchr(set, *p) == in)
+		p++;
+	return p - s;
+}
+
 char *xstrstr(const char *h, const char *n)
 {
 	size_t k = strlen(n);
@@ -225,6 +292,25 @@ char *xstrstr(const char *h, const char *n)
 		if (!strncmp(h, n, k))
 			return (char *)h;
 	return 0;
+}
+
+/* Shell sort: small, in place, and quick enough for the few thousand
+ * items tracer ever sorts (names, ids, the process table; never the
+ * records of a dump, which are merged). Items are at most 32 bytes. */
+void xsort(void *base, size_t n, size_t sz, int (*cmp)(const void *, const void *))
+{
+	char *b = base, t[32];
+	size_t g = n, i, j;
+
+	while (g > 1) {
+		g = g < 3 ? 1 : g * 5 / 11;
+		for (i = g; i < n; i++) {
+			memcpy(t, b + i * sz, sz);
+			for (j = i; j >= g && cmp(b + (j - g) * sz, t) > 0; j -= g)
+				memcpy(b + j * sz, b + (j - g) * sz, sz);
+			memcpy(b + j * sz, t, sz);
+		}
+	}
 }
 
 /* Globs in event names: '*' and '?'. */
@@ -253,10 +339,13 @@ long readfile(const char *path, char *buf, long max)
 
 static u64 now_us(void)
 {
-	struct timespec t;
+	struct { long s, ns; } t;
 
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return t.tv_sec * 1000000ULL + t.tv_nsec / 1000;
+	/* The syscall, not libc's: its vDSO lookup is 1 KiB, and this is
+	 * called a few times per dump. The old clock_gettime's timespec is
+	 * two longs on every ABI; a monotonic clock needs no more. */
+	syscall(SYS_clock_gettime, CLOCK_MONOTONIC, &t);
+	return t.s * 1000000ULL + t.ns / 1000;
 }
 
 static int cfg_frame, dumps;
@@ -422,7 +511,7 @@ static size_t tok_len(const char *s)
 	for (n = 0; s[n]; n++) {
 		if (s[n] == '/')
 			inf = !inf;
-		else if (!inf && strchr(" \t\r\n;", s[n]))
+		else if (!inf && xstrchr(" \t\r\n;", s[n]))
 			break;
 	}
 	return n;
@@ -458,7 +547,7 @@ static unsigned long long num(const char *s, int suffix)
 		return 0;
 	v = xtou(s, &e, 10);
 	if (suffix && *e && !e[1]) {
-		const char *u = strchr("kKmMgG", *e);
+		const char *u = xstrchr("kKmMgG", *e);
 
 		if (u) {
 			v <<= 10 * (1 + (u - "kKmMgG") / 2);
@@ -516,14 +605,7 @@ static long tp_id(const char *sys, const char *name)
 	char p[512], b[32];
 	long n;
 
-	if (strlen(sys) + strlen(name) + strlen(tracefs) > 400)
-		return -1;
-	strcpy(p, tracefs);
-	strcat(p, "/events/");
-	strcat(p, sys);
-	strcat(p, "/");
-	strcat(p, name);
-	strcat(p, "/id");
+	fmt(p, sizeof(p), "%s/events/%s/%s/id", tracefs, sys, name);
 	n = readfile(p, b, sizeof(b) - 1);
 	if (n <= 0)
 		return -1;
@@ -549,9 +631,7 @@ static void tp_name(const char *name, void *ctx)
 	if (!glob(w->pat, name) || strlen(w->sys) + strlen(name) > 200 ||
 	    (id = tp_id(w->sys, name)) < 0)
 		return;
-	strcpy(full, w->sys);
-	strcat(full, ":");
-	strcat(full, name);
+	fmt(full, sizeof(full), "%s:%s", w->sys, name);
 	w->fn(full, id, w->ctx);
 	w->found++;
 }
@@ -561,11 +641,9 @@ static void tp_sys(const char *sys, void *ctx)
 	struct tpwalk *w = ctx;
 	char p[512];
 
-	if (!glob(w->spat, sys) || strlen(sys) + strlen(tracefs) > 400)
+	if (!glob(w->spat, sys))
 		return;
-	strcpy(p, tracefs);
-	strcat(p, "/events/");
-	strcat(p, sys);
+	fmt(p, sizeof(p), "%s/events/%s", tracefs, sys);
 	w->sys = sys;
 	dir_each(p, tp_name, w);
 }
@@ -576,8 +654,7 @@ static int tp_walk(const char *spat, const char *pat,
 	struct tpwalk w = { spat, pat, 0, fn, ctx, 0 };
 	char p[512];
 
-	strcpy(p, tracefs);
-	strcat(p, "/events");
+	fmt(p, sizeof(p), "%s/events", tracefs);
 	dir_each(p, tp_sys, &w);
 	return w.found;
 }
@@ -606,10 +683,10 @@ static void cfg_event(char *tok, const char *at)
 	struct event *e;
 	int i;
 
-	m = tok + strcspn(tok, "/@%");
+	m = tok + span(tok, "/@%", 0);
 	if (*m == '/') {
 		f = m + 1;
-		m = strrchr(f, '/');
+		m = xstrrchr(f, '/');
 		if (m == f - 1 || !m)
 			bad(at, "filter has no closing '/'");
 		*m++ = 0;
@@ -624,7 +701,7 @@ static void cfg_event(char *tok, const char *at)
 			bad(at, "@HZ and %PERIOD take a positive number");
 		*m = 0;
 	}
-	c = strchr(tok, ':');
+	c = xstrchr(tok, ':');
 	if (c) {
 		struct tpproto t = { at, f };
 		int found;
@@ -772,7 +849,7 @@ static long dur(const char *s)
  * event, possibly with a /filter/. */
 static void cfg_tripwire(char *tok, char *v)
 {
-	char *o, *sl = strrchr(v, '/'), *spec = v;
+	char *o, *sl = xstrrchr(v, '/'), *spec = v;
 	struct trip *t = trips + ntrip;
 	unsigned i;
 
@@ -781,11 +858,11 @@ static void cfg_tripwire(char *tok, char *v)
 	if (ntrip == sizeof(trips) / sizeof(*trips))
 		bad(tok, "too many tripwires");
 	t->count = t->after = t->holdoff = -1;
-	o = strchr(sl ? sl : v, ',');
+	o = xstrchr(sl ? sl : v, ',');
 	if (o)
 		*o++ = 0;
 	while (o) {
-		char *next = strchr(o, ','), *eq = strchr(o, '=');
+		char *next = xstrchr(o, ','), *eq = xstrchr(o, '=');
 		long *opt = 0, x;
 
 		if (next)
@@ -812,10 +889,10 @@ static void cfg_tripwire(char *tok, char *v)
 		if (strcmp(v, preset[i][0]))
 			continue;
 		spec = xstrdup(preset[i][1]);
-		c = strchr(spec, ':');
+		c = xstrchr(spec, ':');
 		memcpy(sys, spec, c - spec);
 		sys[c - spec] = 0;
-		c = xstrndup(c + 1, strcspn(c + 1, "/"));
+		c = xstrndup(c + 1, span(c + 1, "/", 0));
 		if (!tracefs || tp_id(sys, c) < 0)
 			die(2, "config: %s: preset %s needs the tracepoint %s:%s, which this kernel lacks",
 			    cfg_tok(tok), v, sys, c);
@@ -834,21 +911,21 @@ static void cfg_parse(char *s)
 	while (*p) {
 		char *tok, *eq;
 
-		p += strspn(p, " \t\r\n;");
+		p += span(p, " \t\r\n;", 1);
 		if (!*p)
 			break;
 		tok = p;
 		p += tok_len(p);
 		if (*p)
 			*p++ = 0;
-		eq = strchr(tok, '=');
+		eq = xstrchr(tok, '=');
 		if (!strcmp(tok, "stack")) {
 			if (!CFG_CALLCHAIN)
 				bad(tok, "callchains are not built in (CONFIG_CALLCHAIN)");
 			cfg_stack = 1;
 		} else if (!strcmp(tok, "lean")) {
 			cfg_lean = 1;
-		} else if (eq && eq < tok + strcspn(tok, ":/")) {
+		} else if (eq && eq < tok + span(tok, ":/", 0)) {
 			*eq = 0;
 			if (!strcmp(tok, "buf")) {
 				long pg = getpagesize();
@@ -933,8 +1010,7 @@ static char *tracefs_find(void)
 		return 0;
 	for (try = 0; try < 3; try++) {
 		for (i = 0; i < 2; i++) {
-			strcpy(p, dir[i]);
-			strcat(p, "/events/header_page");
+			fmt(p, sizeof(p), "%s/events/header_page", dir[i]);
 			if (!access(p, R_OK))
 				return dir[i];
 		}
@@ -1000,7 +1076,7 @@ static void list(void)
 	v = xmalloc(n * sizeof(*v) + 1);
 	for (i = 0, n = 0; i < l.n; i += strlen(l.b + i) + 1)
 		v[n++] = l.b + i;
-	qsort(v, n, sizeof(*v), cmpstr);
+	xsort(v, n, sizeof(*v), cmpstr);
 	out_begin(1, 0);
 	for (i = 0; i < n; i++) {
 		out_put(v[i], strlen(v[i]));
@@ -1120,7 +1196,7 @@ static void ids_init(void)
 			idx[nidx].id = evs[i].ids[j];
 			idx[nidx++].ev = i;
 		}
-	qsort(idx, nidx, sizeof(*idx), idx_cmp);
+	xsort(idx, nidx, sizeof(*idx), idx_cmp);
 }
 
 struct event *ev_by_id(u64 id)
@@ -1258,7 +1334,7 @@ static size_t side_sort(size_t at, size_t len, unsigned char *dst)
 		ix[n].t = rec_time((void *)(cp + at + off), 0);
 		ix[n].seq = n;
 	}
-	qsort(ix, n, sizeof(*ix), ix_cmp);
+	xsort(ix, n, sizeof(*ix), ix_cmp);
 	for (i = 0; i < n; i++) {
 		const struct rec_hdr *h = (void *)(cp + ix[i].off);
 
@@ -1305,14 +1381,8 @@ static int open_dump_file(char *name)
 {
 	for (;;) {
 		int fd;
-		char *p;
 
-		strcpy(name, cfg_out);
-		if (file_seq) {
-			p = name + strlen(name);
-			*p++ = '.';
-			*fmt_u(p, p + 20, file_seq) = 0;
-		}
+		fmt(name, 4096, file_seq ? "%s.%u" : "%s", cfg_out, file_seq);
 		fd = open(name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
 		if (fd >= 0 || errno != EEXIST)
 			return fd;
@@ -1373,7 +1443,7 @@ static void dump(const char *why)
 		}
 		file_seq++;
 	} else {
-		strcpy(name, sink_name);
+		fmt(name, sizeof(name), "%s", sink_name);
 	}
 	for (i = 0, tot = 0; i <= (size_t)nring; i++)
 		tot += rn[i].end - rn[i].p;
@@ -1436,7 +1506,7 @@ static int tp_comm_off(const char *name)
 	long n;
 
 	fmt(path, sizeof(path), "%s/events/%s/format", tracefs, name);
-	*strchr(path + strlen(tracefs), ':') = '/';
+	*xstrchr(path + strlen(tracefs), ':') = '/';
 	n = readfile(path, b, sizeof(b) - 1);
 	b[n > 0 ? n : 0] = 0;
 #define COMM_FIELD "\tfield:char comm[16];\toffset:"
@@ -1459,7 +1529,7 @@ static void trip_who(const struct rec_hdr *h, const struct event *e, const u32 *
 	hit_comm[n > 0 ? n - 1 : 0] = 0;
 	if (n > 0)
 		return;
-	strcpy(hit_comm, "?");
+	memcpy(hit_comm, "?", 2);
 	if ((off = e->comm_off) <= 0)
 		return;
 	a += 6;					/* IDENTIFIER IP TID TIME CPU PERIOD */
@@ -1637,7 +1707,7 @@ int main(int argc, char **argv)
 		for (; *a; a++) {
 			c = *a;
 			arg = 0;
-			if (strchr("ofn", c) && !(arg = a[1] ? a + 1 : argv[++i]))
+			if (xstrchr("ofn", c) && !(arg = a[1] ? a + 1 : argv[++i]))
 				usage(2);
 			switch (c) {
 			case 'o':
@@ -1742,8 +1812,8 @@ int main(int argc, char **argv)
 		if (strlen(cfg_out) > 4000)
 			die(2, "%s: path too long", cfg_out);
 		/* Find out now, not when the moment that matters is dumped. */
-		strcpy(dir, cfg_out);
-		sl = strrchr(dir, '/');
+		memcpy(dir, cfg_out, strlen(cfg_out) + 1);
+		sl = xstrrchr(dir, '/');
 		if (sl)
 			sl[sl == dir] = 0;
 		if (access(sl ? dir : ".", W_OK | X_OK))
@@ -1780,7 +1850,11 @@ int main(int argc, char **argv)
 	memset(cp, 0, i);	/* fault it in now, not while the rings are paused */
 
 	/* Signals arrive in one place: the signalfd, read in the loop. */
-	signal(SIGPIPE, SIG_IGN);
+	/* SIGPIPE is blocked, not ignored: writes get EPIPE all the same,
+	 * and sigaction is 1 KiB of libc. */
+	sigemptyset(&set);
+	sigaddset(&set, SIGPIPE);
+	sigprocmask(SIG_BLOCK, &set, 0);
 	sigemptyset(&set);
 	sigaddset(&set, SIGUSR1);
 	sigaddset(&set, SIGUSR2);

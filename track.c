@@ -248,7 +248,7 @@ void track_read(void)
 		bix[n].off = off;
 		bix[n].t = rtime((void *)(batch + off));
 	}
-	qsort(bix, n, sizeof(*bix), bix_cmp);
+	xsort(bix, n, sizeof(*bix), bix_cmp);
 	for (i = 0; i < n; i++)
 		fold((void *)(batch + bix[i].off));
 }
