@@ -21,9 +21,13 @@ tracer: $(SRCS) $(HDRS)
 	@echo "tracer: $$(wc -c < $@) bytes ($(or $(CROSS_COMPILE),native))"
 
 # .config -> config.h: every symbol is an always-defined 0/1 CFG_ macro.
-config.h: .config
-	awk '/^CONFIG_.*=y/ { sub(/^CONFIG_/, ""); sub(/=y/, ""); print "#define CFG_" $$0 " 1" } \
-	     /^# CONFIG_.* is not set/ { print "#define CFG_" substr($$2, 8) " 0" }' .config > $@
+# A symbol that .config does not mention (it predates it) takes its
+# Kconfig default, as kconfig's olddefconfig would.
+config.h: .config Kconfig
+	awk 'FNR == NR { if (/^CONFIG_.*=y/) { sub(/^CONFIG_/, ""); sub(/=y/, ""); v[$$0] = 1 } \
+	                 else if (/^# CONFIG_.* is not set/) v[substr($$2, 8)] = 0; next } \
+	     /^config / { if (n) out(); n = $$2; d = 0 } /^[ \t]+default y/ { d = 1 } END { if (n) out() } \
+	     function out() { print "#define CFG_" n " " (n in v ? v[n] : d) }' .config Kconfig > $@
 
 # KCONF_ALL: y = allyes, n = allno, empty = each symbol's default.
 define kconf

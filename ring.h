@@ -33,6 +33,7 @@
 
 #include <stdint.h>
 #include <stddef.h>
+#include <sys/syscall.h>
 
 typedef uint64_t u64;
 typedef uint32_t u32;
@@ -129,10 +130,25 @@ struct ring {
 	int cpu;
 };
 
+/* st_mode in what fstat (fstat64 on 32-bit ABIs) fills in: after dev,
+ * ino and nlink in the old 64-bit layouts, after dev and ino elsewhere
+ * (asm-generic, and stat64's dev, pad, ino). */
+#if defined(__x86_64__) || defined(__s390x__) || defined(__powerpc64__)
+#define STAT_MODE_OFF 24
+#else
+#define STAT_MODE_OFF 16
+#endif
+#ifdef SYS_fstat64
+#define SYS_FSTAT SYS_fstat64
+#else
+#define SYS_FSTAT SYS_fstat
+#endif
+
 int ring_event_open(struct perf_attr *a, int cpu, int group);
 int ring_map(struct ring *r, int fd, int cpu, unsigned long size, int forward);
 int ring_attach(struct ring *r, int fd);
 void ring_pause(struct ring *r, int paused);
+unsigned ring_fd_mode(int fd);
 unsigned long ring_head(struct ring *r);
 void ring_read(struct ring *r, void (*fn)(const struct rec_hdr *, void *), void *ctx);
 unsigned char *ring_walk(const unsigned char *data, unsigned long size,

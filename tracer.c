@@ -418,12 +418,11 @@ static void out_flush(const char *p, size_t n)
 /* hint: about how many bytes this dump will be, for progress messages. */
 static void out_begin(int fd, u64 hint)
 {
-	struct stat st;
-
 	ofd = fd;
 	on = oerr = 0;
-	ochunk = fstat(fd, &st) || S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode) ||
-		 isatty(fd) ? 4096 : sizeof(obuf);
+	/* A pipe, fifo, socket or tty (they can't seek) takes PIPE_BUF
+	 * without blocking; files and /dev/null take it all at once. */
+	ochunk = lseek(fd, 0, SEEK_CUR) < 0 ? 4096 : sizeof(obuf);
 	out_pos = owritten = 0;
 	ot0 = otick = now_us();
 	ohint = hint;
@@ -488,19 +487,16 @@ static const char *const preset[][2] = {
 	{ "exit", "syscalls:sys_enter_exit_group/error_code != 0/" },
 };
 
-static const struct { char name[24]; u8 type, config; } named[] = {
-	{ "cpu-clock", TYPE_SOFTWARE, 0 }, { "task-clock", TYPE_SOFTWARE, 1 },
-	{ "page-faults", TYPE_SOFTWARE, 2 }, { "faults", TYPE_SOFTWARE, 2 },
-	{ "context-switches", TYPE_SOFTWARE, 3 }, { "cs", TYPE_SOFTWARE, 3 },
-	{ "cpu-migrations", TYPE_SOFTWARE, 4 }, { "migrations", TYPE_SOFTWARE, 4 },
-	{ "minor-faults", TYPE_SOFTWARE, 5 }, { "major-faults", TYPE_SOFTWARE, 6 },
-	{ "alignment-faults", TYPE_SOFTWARE, 7 }, { "emulation-faults", TYPE_SOFTWARE, 8 },
-	{ "cycles", TYPE_HARDWARE, 0 }, { "instructions", TYPE_HARDWARE, 1 },
-	{ "cache-references", TYPE_HARDWARE, 2 }, { "cache-misses", TYPE_HARDWARE, 3 },
-	{ "branches", TYPE_HARDWARE, 4 }, { "branch-instructions", TYPE_HARDWARE, 4 },
-	{ "branch-misses", TYPE_HARDWARE, 5 }, { "bus-cycles", TYPE_HARDWARE, 6 },
-	{ "ref-cycles", TYPE_HARDWARE, 9 },
-};
+/* Named events: a byte 0x4C (hardware) or 0x5C (software), C being
+ * the config, then the name; an empty entry ends the list. */
+static const char named[] =
+	"\x50" "cpu-clock\0" "\x51" "task-clock\0" "\x52" "page-faults\0"
+	"\x52" "faults\0" "\x53" "context-switches\0" "\x53" "cs\0"
+	"\x54" "cpu-migrations\0" "\x54" "migrations\0" "\x55" "minor-faults\0"
+	"\x56" "major-faults\0" "\x57" "alignment-faults\0" "\x58" "emulation-faults\0"
+	"\x40" "cycles\0" "\x41" "instructions\0" "\x42" "cache-references\0"
+	"\x43" "cache-misses\0" "\x44" "branches\0" "\x44" "branch-instructions\0"
+	"\x45" "branch-misses\0" "\x46" "bus-cycles\0" "\x49" "ref-cycles\0";
 
 /* A token ends at a separator outside of a /filter/. */
 static size_t tok_len(const char *s)
@@ -679,9 +675,9 @@ static void tp_add(const char *full, long id, void *ctx)
 static void cfg_event(char *tok, const char *at)
 {
 	char *f = 0, *m, *c, mode;
+	const char *n;
 	unsigned long long v = 0;
 	struct event *e;
-	int i;
 
 	m = tok + span(tok, "/@%", 0);
 	if (*m == '/') {
@@ -730,14 +726,13 @@ static void cfg_event(char *tok, const char *at)
 	}
 	if (f)
 		bad(at, "only tracepoints take a /filter/");
-	for (i = 0; i < (int)(sizeof(named) / sizeof(*named)); i++)
-		if (!strcmp(named[i].name, tok))
-			break;
-	if (i == sizeof(named) / sizeof(*named))
+	for (n = named; *n && strcmp(n + 1, tok); n += strlen(n) + 1)
+		;
+	if (!*n)
 		bad(at, "unknown event; see tracer -l");
 	e = ev_add(tok, at);
-	e->attr.type = named[i].type;
-	e->attr.config = named[i].config;
+	e->attr.type = *n >> 4 & 1;
+	e->attr.config = *n & 15;
 	/* Clocks and cycles default to a low rate, counted events to each. */
 	if (!mode && (e->attr.type == TYPE_HARDWARE || e->attr.config < 2))
 		mode = '@', v = DEFAULT_HZ;
@@ -956,12 +951,16 @@ static void cfg_parse(char *s)
 				long *g = tok[0] == 'a' ? &cfg_after : &cfg_holdoff;
 
 				*eq = '=';
+				if (!CFG_TRIPWIRE)
+					bad(tok, "tripwires are not built in (CONFIG_TRIPWIRE)");
 				if ((*g = dur(eq + 1)) < 0)
 					bad(tok, "a time such as 200ms or 2s");
 			} else if (!strcmp(tok, "count") || !strcmp(tok, "dumps")) {
 				long *g = tok[0] == 'c' ? &cfg_count : &cfg_dumps;
 
 				*eq = '=';
+				if (!CFG_TRIPWIRE && g == &cfg_count)
+					bad(tok, "tripwires are not built in (CONFIG_TRIPWIRE)");
 				if ((*g = num(eq + 1, 0)) <= 0)
 					bad(tok, "a number from 1");
 			} else if (!strcmp(tok, "procs")) {
@@ -1057,14 +1056,15 @@ static void list(void)
 	struct names l = { 0 };
 	char **v;
 	size_t i, n = 0;
+	const char *c;
 	int pmu = !access("/sys/bus/event_source/devices/cpu", F_OK) ||
 		  !access("/sys/bus/event_source/devices/armv8_pmuv3", F_OK);
 
-	for (i = 0; i < sizeof(named) / sizeof(*named); i++) {
-		if (named[i].type == TYPE_HARDWARE && !pmu)
+	for (c = named; *c; c += strlen(c) + 1) {
+		if (*c >> 4 == 4 && !pmu)
 			continue;
-		write(1, named[i].name, strlen(named[i].name));
-		write(1, named[i].type == TYPE_HARDWARE ? "\t[hardware]\n" : "\t[software]\n", 12);
+		write(1, c + 1, strlen(c + 1));
+		write(1, *c >> 4 == 4 ? "\t[hardware]\n" : "\t[software]\n", 12);
 	}
 	if (!pmu)
 		msg("no hardware PMU found: hardware events left out");
@@ -1399,7 +1399,7 @@ static void dump(const char *why)
 	/* Files and framed dumps each stand alone; a binary stream sends
 	 * only what is new since the last dump. */
 	int fd = sink_fd, err, standalone = sink_fd < 0 || cfg_frame;
-	int binfile = sink_fd < 0 && !cfg_frame;
+	int binfile = CFG_PERF_FILE && sink_fd < 0 && !cfg_frame;
 
 	if (CFG_TRACK)
 		track_read();	/* the table up to now */
@@ -1429,7 +1429,7 @@ static void dump(const char *why)
 	side += tn;
 	tn = 0;
 	rn[0].p = cp + tot + side;
-	rn[0].end = rn[0].p + side_sort(tot, side, cp + tot + side);
+	rn[0].end = rn[0].p + (CFG_TRACK || CFG_TRIPWIRE ? side_sort(tot, side, cp + tot + side) : 0);
 	rn[0].ring = -1;
 	for (i = 0; i <= (size_t)nring; i++)
 		if (rn[i].p < rn[i].end)
@@ -1693,7 +1693,6 @@ int main(int argc, char **argv)
 	struct rlimit rl;
 	u64 possible[16];
 	int i, c, sfd, ncpu = 0, extract = 0, sel = 0;
-	struct stat st;
 
 	targc = argc;
 	targv = argv;
@@ -1753,9 +1752,7 @@ int main(int argc, char **argv)
 	if (extract)
 		return frame_extract(sel, cfg_out);
 	if (!config) {
-		static char def[] = DEFAULT_CONFIG;
-
-		config = def;
+		config = xstrdup(DEFAULT_CONFIG);
 		cfg_default = 1;
 	}
 	tracefs = tracefs_find();
@@ -1773,16 +1770,14 @@ int main(int argc, char **argv)
 	for (i = c = 0; i < nev; i++)
 		c += !evs[i].trip;
 	if (!c && !cfg_default) {
-		static char def[] = DEFAULT_CONFIG;
-
 		cfg_default = 1;
-		cfg_parse(def);
+		cfg_parse(xstrdup(DEFAULT_CONFIG));
 	}
 	if (!nev)
 		die(2, "config: no events");
 	/* Read now, not at a hit: where a tripwire's tracepoint has a comm. */
 	for (i = 0; i < nev; i++)
-		if (evs[i].trip && evs[i].attr.type == TYPE_TRACEPOINT)
+		if (CFG_TRIPWIRE && evs[i].trip && evs[i].attr.type == TYPE_TRACEPOINT)
 			evs[i].comm_off = tp_comm_off(evs[i].name);
 	for (i = 0; i < ntrip; i++) {
 		struct trip *t = trips + i;
@@ -1791,11 +1786,16 @@ int main(int argc, char **argv)
 		t->after = t->after < 0 ? cfg_after : t->after;
 		t->holdoff = t->holdoff < 0 ? cfg_holdoff : t->holdoff;
 	}
-	if (cfg_out && !stat(cfg_out, &st) && !S_ISREG(st.st_mode)) {
-		/* A tty, fifo or socket is a stream, opened once. */
-		sink_fd = open(cfg_out, O_WRONLY | O_NOCTTY | O_CLOEXEC);
-		if (sink_fd < 0)
-			die(1, "-o %s:", cfg_out);
+	/* Something that exists and is not a regular file (a tty, a fifo,
+	 * /dev/null) is a stream, opened once. */
+	if (cfg_out && (sink_fd = open(cfg_out, O_WRONLY | O_NOCTTY | O_CLOEXEC)) < 0 &&
+	    errno != ENOENT)
+		die(1, "-o %s:", cfg_out);
+	if (sink_fd >= 0 && S_ISREG(ring_fd_mode(sink_fd))) {
+		close(sink_fd);
+		sink_fd = -1;
+	}
+	if (sink_fd >= 0) {
 		sink_name = cfg_out;
 		if (isatty(sink_fd)) {
 			if (!CFG_SERIAL)

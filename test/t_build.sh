@@ -54,6 +54,19 @@ for cfg in defconfig allnoconfig allyesconfig $(for s in $syms; do echo "no-$s";
 			*) fail "$cfg: '$a' says not built in" "rc=$rc $out" ;; esac
 		done ;;
 	esac
+	# -o FILE: a seekable perf.data (header size 104) with PERF_FILE,
+	# a standalone pipe-mode stream (header size 16) without; perf reads both.
+	case $cfg in defconfig|no-PERF_FILE)
+		rm -f "$k.file"*
+		"$k/tracer" -o "$k.file" 'cpu-clock@499' 2>"$k.ferr" & p=$!
+		for i in $(seq 50); do grep -q recording "$k.ferr" && break; sleep 0.1; done
+		"$T/work" spin 50; kill -INT $p; wait $p
+		hs=$(od -An -tu8 -j8 -N8 "$k.file" 2>/dev/null | tr -d ' ')
+		n=$(perf script -i "$k.file" 2>/dev/null | grep -c 'cpu-clock:')
+		want=104; [ $cfg = no-PERF_FILE ] && want=16
+		[ "$hs" = $want ] && [ "$n" -gt 0 ] && pass "$cfg: -o FILE has header size $hs, perf reads $n samples" ||
+			fail "$cfg: -o FILE has header size $want, perf reads it" "size '$hs', $n samples; $(cat "$k.ferr")" ;;
+	esac
 	case $cfg in no-LONG_HELP)
 		n=$("$k/tracer" -h | wc -l)
 		[ "$n" -le 4 ] && pass "no-LONG_HELP: -h is short ($n lines)" || fail "no-LONG_HELP: -h is short" "$n lines" ;;
