@@ -25,7 +25,6 @@
  * and the tracing data blob stay big-endian: the blob says so (endian=1)
  * and libtraceevent converts the fields by it. On little-endian targets
  * all of this compiles away. */
-#define BE (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__)
 static u32 o32(u32 v) { return BE ? __builtin_bswap32(v) : v; }
 static u64 o64(u64 v) { return BE ? __builtin_bswap64(v) : v; }
 

@@ -46,6 +46,8 @@ void dir_each(const char *dir, void (*fn)(const char *, void *), void *ctx);
 /* The output: a buffered sink that remembers its first error. */
 void sink_write(const char *p, size_t n);
 void out_put(const void *p, size_t n);
+void *out_room(size_t n);
+void out_commit(size_t n);
 int out_end(void);		/* flush; 0 or the first errno */
 extern u64 out_pos;
 

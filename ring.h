@@ -65,6 +65,7 @@ struct perf_attr {
 
 /* perf_event_attr bitfield positions (little-endian bitfield layout of
  * the kernel's struct; big-endian ABIs number the bits from the top). */
+#define BE (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__)
 #if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
 #define ATTR_BIT(n) (1ULL << (63 - (n)))
 #else
@@ -142,6 +143,11 @@ struct ring {
 #define SYS_FSTAT SYS_fstat64
 #else
 #define SYS_FSTAT SYS_fstat
+#endif
+
+/* The old clock_gettime (two longs), which time64 ABIs call ..32. */
+#ifndef SYS_clock_gettime
+#define SYS_clock_gettime SYS_clock_gettime32
 #endif
 
 int ring_event_open(struct perf_attr *a, int cpu, int group);

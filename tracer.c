@@ -446,6 +446,23 @@ void out_put(const void *p, size_t n)
 	on += n;
 }
 
+/* Room for n bytes in the output buffer, to write in place; then
+ * out_commit says how many were written. */
+void *out_room(size_t n)
+{
+	if (on + n > sizeof(obuf)) {
+		out_flush(obuf, on);
+		on = 0;
+	}
+	return obuf + on;
+}
+
+void out_commit(size_t n)
+{
+	on += n;
+	out_pos += n;
+}
+
 int out_end(void)
 {
 	out_flush(obuf, on);
@@ -463,7 +480,7 @@ static char *cfg_orig;		/* a copy to quote tokens from */
 static unsigned long cfg_buf = DEFAULT_BUF;
 static char *cfg_out;
 static u64 cfg_cpus[16];		/* bitmap; empty: all online */
-static int cfg_stack, cfg_default, cfg_lean;
+static int cfg_stack, cfg_default, cfg_lean = 1;
 static u64 lean_type(const struct event *e);
 static long cfg_baud;
 
@@ -918,8 +935,8 @@ static void cfg_parse(char *s)
 			if (!CFG_CALLCHAIN)
 				bad(tok, "callchains are not built in (CONFIG_CALLCHAIN)");
 			cfg_stack = 1;
-		} else if (!strcmp(tok, "lean")) {
-			cfg_lean = 1;
+		} else if (!strcmp(tok, "lean") || !strcmp(tok, "full")) {
+			cfg_lean = tok[0] == 'l';
 		} else if (eq && eq < tok + span(tok, ":/", 0)) {
 			*eq = 0;
 			if (!strcmp(tok, "buf")) {
@@ -1166,18 +1183,24 @@ static void open_all(void)
 	}
 }
 
-/* ---- the lean layout ----
+/* ---- the lean layout (the default; the key full turns it off) ----
  * Every u64 the kernel writes per record costs time on the hot path.
- * With the config key lean, the kernel writes only IDENTIFIER, TID,
- * TIME (+RAW) for tracepoints, and no CPU for any event; the dump puts
- * back what tracer knows anyway: the CPU is the ring's, a tracepoint's
- * period is 1 and its IP is of no use. The header declares the full
- * layout, so perf reads the expanded records like any others. */
+ * So the kernel writes only IDENTIFIER, TID, TIME (+RAW) for
+ * tracepoints, and no CPU for any event; the dump puts back what tracer
+ * knows anyway: the CPU is the ring's, a tracepoint's period is 1 and
+ * its IP (inside the tracepoint's own code) is of no use. The header
+ * declares the full layout, so perf reads the expanded records like any
+ * others. */
 
 /* Kernel id -> event, sorted, for every record that names its event:
  * lean expansion, tripwire hits, big-endian swapping. */
 static struct { u64 id; int ev; } *idx;
 static int nidx;
+/* The kernel hands out ids from one counter, so ours are usually a
+ * compact range: then a direct table (event + 1, 0 for none) makes the
+ * lookup per dumped record O(1). */
+static u16 *idtab;
+static u64 idlo, idn;
 
 static int idx_cmp(const void *a, const void *b)
 {
@@ -1197,12 +1220,21 @@ static void ids_init(void)
 			idx[nidx++].ev = i;
 		}
 	xsort(idx, nidx, sizeof(*idx), idx_cmp);
+	idlo = idx[0].id;
+	idn = idx[nidx - 1].id - idlo + 1;
+	if (idn <= 16 * (u64)nidx + 4096 && nev < 65535) {
+		idtab = xmalloc(idn * sizeof(*idtab));
+		for (i = 0; i < nidx; i++)
+			idtab[idx[i].id - idlo] = idx[i].ev + 1;
+	}
 }
 
 struct event *ev_by_id(u64 id)
 {
 	int lo = 0, hi = nidx;
 
+	if (idtab)
+		return id - idlo < idn && idtab[id - idlo] ? evs + idtab[id - idlo] - 1 : 0;
 	while (lo < hi) {
 		int m = (lo + hi) / 2;
 
@@ -1233,42 +1265,45 @@ static u64 lean_time(const struct rec_hdr *h)
 	return a[1 + !!(lean_type(e ? e : evs) & S_IP) + 1];
 }
 
-/* A lean record in the full layout: IP, CPU and PERIOD in a sample, CPU
- * in the trailer (TID TIME [CPU] IDENTIFIER) of any other record. */
-static struct rec_hdr *lean_expand(const struct rec_hdr *h, int cpu)
+/* A lean record in the full layout, written at o (which need not be
+ * aligned): IP, CPU and PERIOD in a sample, CPU in the trailer (TID
+ * TIME CPU IDENTIFIER) of any other record. Returns its size. */
+#define PUT(v) (memcpy(o, &(u64){ v }, 8), o += 8)
+static size_t lean_expand(const struct rec_hdr *h, int cpu, unsigned char *o)
 {
-	static u64 b[65536 / 8 + 4];
 	const u64 *a = (const u64 *)(h + 1), *end = (const u64 *)((const char *)h + h->size);
-	u64 *o = b + 1, c, k;
+	unsigned char *o0 = o;
 	struct rec_hdr r = *h;
+	u64 c, k;
 
 	memcpy(&c, (u32[2]){ cpu, 0 }, 8);	/* {cpu, res} */
+	o += 8;
 	if (h->type != REC_SAMPLE) {
 		size_t body = h->size - 8 - 24;
 
 		memcpy(o, a, body);
-		o += body / 8;
+		o += body;
 		a += body / 8;
-		*o++ = a[0];		/* TID */
-		*o++ = a[1];		/* TIME */
-		*o++ = c;
-		*o++ = a[2];		/* IDENTIFIER */
+		PUT(a[0]);		/* TID */
+		PUT(a[1]);		/* TIME */
+		PUT(c);
+		PUT(a[2]);		/* IDENTIFIER */
 	} else {
 		const struct event *e = ev_by_id(a[0]);
 
 		k = lean_type(e ? e : evs);
-		*o++ = *a++;		/* IDENTIFIER */
-		*o++ = k & S_IP ? *a++ : 0;
-		*o++ = *a++;		/* TID */
-		*o++ = *a++;		/* TIME */
-		*o++ = c;
-		*o++ = k & S_PERIOD ? *a++ : 1;
+		PUT(*a++);		/* IDENTIFIER */
+		PUT(k & S_IP ? *a++ : 0);
+		PUT(*a++);		/* TID */
+		PUT(*a++);		/* TIME */
+		PUT(c);
+		PUT(k & S_PERIOD ? *a++ : 1);
 		memcpy(o, a, (end - a) * 8);	/* CALLCHAIN, RAW */
-		o += end - a;
+		o += (end - a) * 8;
 	}
-	r.size = (o - b) * 8;
-	memcpy(b, &r, 8);
-	return (void *)b;
+	r.size = o - o0;
+	memcpy(o0, &r, 8);
+	return r.size;
 }
 
 /* ---- dumping ----
@@ -1368,7 +1403,16 @@ static size_t merge_out(struct run *rn, int k)
 		do {
 			const struct rec_hdr *h = (const void *)r->p;
 
-			pd_record(cfg_lean && r->ring >= 0 ? lean_expand(h, rings[r->ring].cpu) : h);
+			if (!cfg_lean || r->ring < 0) {
+				pd_record(h);
+			} else if (BE) {	/* expanded, then swapped */
+				static u64 b[65536 / 8 + 4];
+
+				lean_expand(h, rings[r->ring].cpu, (void *)b);
+				pd_record((void *)b);
+			} else {		/* expanded right into the output */
+				out_commit(lean_expand(h, rings[r->ring].cpu, out_room(h->size + 24)));
+			}
 			nrec++;
 			if ((r->p += h->size) >= r->end)
 				break;
@@ -1674,7 +1718,8 @@ static _Noreturn void usage(int code)
 "  count=N after=T holdoff=T  tripwire defaults (T: 500us 200ms 2s)\n"
 "  dumps=N             exit after N dumps\n"
 "  procs=N             processes the tracking table keeps (128; 0: off)\n"
-"  lean                the kernel writes less per record; the dump adds it\n"
+"  full                the kernel writes perf's full layout (default: lean,\n"
+"                      CPU and tracepoint IP/period are added at dump time)\n"
 "  frame=text          checksummed text lines for a shared console\n"
 "  baud=N              serial speed for -o /dev/ttyXXX\n"
 "Default:\n  " DEFAULT_CONFIG " buf=128k\n";

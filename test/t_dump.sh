@@ -178,20 +178,30 @@ if start_tracer "$T/k" 'sched:sched_switch stack'; then
 		pass "stack: kernel callchains resolve" || fail "stack: kernel callchains resolve" "$(head -5 "$T/k.txt")"
 fi
 
-# --- lean: the kernel writes less, the dump puts CPU, IP, period back ---
-if start_tracer "$T/ln" 'sched:sched_switch signal:signal_generate cpu-clock@199 lean buf=2m'; then
-	run_work "${W:0:12}ln" spin 200 signal sleep 10 hold
+# --- layouts: by default (lean) the kernel writes less and the dump puts
+# CPU, IP and period back; `full` has the kernel write perf's layout.
+# Either way perf must see the same fields, and the CPU a record shows
+# must be the one it happened on: a workload pinned to the last CPU.
+LAST=$(($(nproc) - 1))
+for lay in lean full; do
+	kw=; [ $lay = full ] && kw=full
+	start_tracer "$T/$lay" "sched:sched_switch signal:signal_generate cpu-clock@199 $kw buf=2m" || continue
+	cp "$T/work" "$T/${W:0:10}$lay"
+	taskset -c $LAST "$T/${W:0:10}$lay" spin 200 signal sleep 10 hold & WPID=$!; WORKS="$WORKS $WPID"
 	sleep 0.5
-	dump_wait "$T/ln" 1
+	dump_wait "$T/$lay" 1
 	kill $WPID
 	stop_tracer >/dev/null
-	perf script -i "$T/ln.out" >"$T/ln.txt" 2>/dev/null
-	grep "signal_generate" "$T/ln.txt" | grep -q "sig=10 errno=0 code=0 comm=${W:0:12}ln pid=$WPID" &&
-		pass "lean: tracepoint fields decode" || fail "lean: tracepoint fields decode"
-	# the CPU each record shows is the CPU its ring belongs to: both appear
-	n=$(perf script -i "$T/ln.out" -F cpu 2>/dev/null | sort -u | wc -l)
-	[ "$n" -ge 2 ] && pass "lean: CPUs come back from the rings ($n CPUs)" || fail "lean: CPUs come back" "$n"
-	grep -E "^ *${W:0:12}ln +$WPID .*cpu-clock:.*work_hot_loop" "$T/ln.txt" | grep -q . &&
-		pass "lean: cpu-clock samples keep IP and symbols" || fail "lean: cpu-clock samples keep IP and symbols"
-	check "lean: timestamps never go backwards" monotonic "$T/ln.out"
-fi
+	perf script -i "$T/$lay.out" >"$T/$lay.txt" 2>/dev/null
+	grep "signal_generate" "$T/$lay.txt" | grep -q "sig=10 errno=0 code=0 comm=${W:0:10}$lay pid=$WPID" &&
+		pass "$lay: tracepoint fields decode" || fail "$lay: tracepoint fields decode"
+	n=$(perf script -i "$T/$lay.out" -F cpu 2>/dev/null | sort -u | wc -l)
+	[ "$n" -ge 2 ] && pass "$lay: records of every CPU ($n CPUs)" || fail "$lay: records of every CPU" "$n"
+	cpus=$(perf script -i "$T/$lay.out" -F pid,cpu,event 2>/dev/null | awk -v p=$WPID '$1 == p && $3 ~ /cpu-clock/ { print $2 }' | sort -u | tr -d '[]\n')
+	testing "$lay: samples of a workload pinned to CPU $LAST show that CPU" "$(printf %03d $LAST)" "$cpus"
+	grep -E "^ *${W:0:10}$lay +$WPID .*cpu-clock:.*work_hot_loop" "$T/$lay.txt" | grep -q . &&
+		pass "$lay: cpu-clock samples keep IP and symbols" || fail "$lay: cpu-clock samples keep IP and symbols"
+	p=$(perf script -i "$T/$lay.out" -F event,period 2>/dev/null | awk '/sched_switch/ { print $1 }' | sort -u | tr '\n' ' ')
+	testing "$lay: tracepoint samples have period 1" "1 " "$p"
+	check "$lay: timestamps never go backwards" monotonic "$T/$lay.out"
+done
