@@ -1187,8 +1187,9 @@ static void open_all(void)
  * Every u64 the kernel writes per record costs time on the hot path.
  * So the kernel writes only IDENTIFIER, TID, TIME (+RAW) for
  * tracepoints, and no CPU for any event; the dump puts back what tracer
- * knows anyway: the CPU is the ring's, a tracepoint's period is 1 and
- * its IP (inside the tracepoint's own code) is of no use. The header
+ * knows anyway: the CPU is the ring's and a tracepoint's period is 1.
+ * A tracepoint's IP only tells the function it sits in, which its name
+ * mostly does too; it is written as 0. The header
  * declares the full layout, so perf reads the expanded records like any
  * others. */
 

@@ -6,7 +6,8 @@
  * hot path is what the kernel charges for writing the records.
  *
  * Usage: bare [-l] [-p PAGES]
- *   -l        the lean layout: IDENTIFIER|TID|TIME|RAW (default: tracer's
+ *   -l        the lean layout, tracer's default: IDENTIFIER|TID|TIME|RAW
+ *             (without -l: perf's, and tracer's `full`:
  *             IDENTIFIER|IP|TID|TIME|CPU|PERIOD|RAW)
  *   -p PAGES  data pages per CPU ring, a power of two (default 256 = 1 MiB)
  */

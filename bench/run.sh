@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # bench/run.sh - tracer's benchmarks (`make bench`); never part of `make test`.
 #
-#   1. hot path: ns per close(-1) with nothing, tracer, tracer lean, perf
+#   1. hot path: ns per close(-1) with nothing, tracer (default: lean
+#      layout), tracer `full` (perf's layout), perf
 #      record --overwrite, perf record (forward), the bare kernel floor
 #      (bench/bare.c, default and lean layout) and ftrace, interleaved
 #      round by round (the machine is shared, absolute numbers are noisy)
@@ -146,13 +147,13 @@ gcc -O2 -Wall -o "$T/closeloop" "$BENCH/closeloop.c" && gcc -O2 -Wall -o "$T/bar
 	{ echo "bench: building the helpers failed" >&2; exit 1; }
 CLOSELOOP=$T/closeloop
 
-# Does this build have the lean layout?
+# Does this build have the full layout key (its default being lean)?
 LEAN=0
-"$TRACER" 'raw_syscalls:sys_enter lean' </dev/null >/dev/null 2>"$T/lean.err" &
+"$TRACER" 'raw_syscalls:sys_enter full' </dev/null >/dev/null 2>"$T/lean.err" &
 p=$!; bg_add $p
 wait_for "$T/lean.err" recording 50 $p && LEAN=1
 stop $p
-log "tracer: $TRACER, $(wc -c <"$TRACER") bytes, lean layout: $([ $LEAN = 1 ] && echo yes || echo no)"
+log "tracer: $TRACER, $(wc -c <"$TRACER") bytes, full layout: $([ $LEAN = 1 ] && echo yes || echo no)"
 
 {
 	echo "uname -a	$(uname -a)"
@@ -237,8 +238,8 @@ on() {
 	CUR=
 	case $1 in
 	base) ;;
-	tracer|tracer_lean)
-		"$TRACER" "raw_syscalls:* buf=1m$([ "$1" = tracer_lean ] && echo ' lean')" >/dev/null 2>"$T/on.err" &
+	tracer|tracer_full)
+		"$TRACER" "raw_syscalls:* buf=1m$([ "$1" = tracer_full ] && echo ' full')" >/dev/null 2>"$T/on.err" &
 		CUR=$!; bg_add $CUR
 		wait_for "$T/on.err" recording 100 $CUR || return 1 ;;
 	bare|bare_lean)
@@ -285,8 +286,8 @@ foreign_perf() {
 }
 
 hot_phase() {
-	local configs="base tracer tracer_lean perf_ow perf_fwd bare bare_lean ftrace" cfgs=() c r i n t0 ns dt
-	[ $LEAN = 1 ] || configs=${configs/tracer_lean /}
+	local configs="base tracer tracer_full perf_ow perf_fwd bare_lean bare ftrace" cfgs=() c r i n t0 ns dt
+	[ $LEAN = 1 ] || configs=${configs/tracer_full /}
 	[ $HAVE_PERF = 1 ] || configs=${configs/perf_ow perf_fwd /}
 	ftrace_check
 	[ $FT_OK = 1 ] || configs=${configs/ ftrace/}
