@@ -1316,9 +1316,9 @@ static size_t lean_expand(const struct rec_hdr *h, int cpu, unsigned char *o)
  * sorts that within the round, which ends the dump. */
 
 struct run {
-	const unsigned char *p, *end;
+	const unsigned char *p, *end;	/* records; for the side-band, its index */
 	u64 t;
-	int ring;		/* main ring it came from, or -1 */
+	int ring;		/* main ring it came from, or -1: side-band */
 };
 
 struct ix {
@@ -1359,11 +1359,12 @@ static u64 rec_time(const struct rec_hdr *h, int lean)
 	return h->size >= 8 + 24 ? *(const u64 *)(p + h->size - 24) : 0;
 }
 
-/* Sort the side-band records at cp[at, at+len) by time (a table slot
- * or a CPU's tripwire ring is in order, the whole is not) into dst. */
-static size_t side_sort(size_t at, size_t len, unsigned char *dst)
+/* Index the side-band records at cp[at, at+len) and sort the index by
+ * time (a table slot or a CPU's tripwire ring is in order, the whole is
+ * not). Returns how many. */
+static size_t side_sort(size_t at, size_t len)
 {
-	size_t off, n = 0, i, o = 0;
+	size_t off, n = 0;
 
 	for (off = 0; off < len && n < ixmax; off += ((struct rec_hdr *)(cp + at + off))->size, n++) {
 		ix[n].off = at + off;
@@ -1371,13 +1372,12 @@ static size_t side_sort(size_t at, size_t len, unsigned char *dst)
 		ix[n].seq = n;
 	}
 	xsort(ix, n, sizeof(*ix), ix_cmp);
-	for (i = 0; i < n; i++) {
-		const struct rec_hdr *h = (void *)(cp + ix[i].off);
+	return n;
+}
 
-		memcpy(dst + o, h, h->size);
-		o += h->size;
-	}
-	return o;
+static const struct rec_hdr *run_rec(const struct run *r)
+{
+	return (const void *)(r->ring < 0 ? cp + ((const struct ix *)r->p)->off : r->p);
 }
 
 /* Write the runs out in time order: take the run with the oldest head,
@@ -1402,7 +1402,7 @@ static size_t merge_out(struct run *rn, int k)
 			return nrec;
 		r = rn + m;
 		do {
-			const struct rec_hdr *h = (const void *)r->p;
+			const struct rec_hdr *h = run_rec(r);
 
 			if (!cfg_lean || r->ring < 0) {
 				pd_record(h);
@@ -1415,9 +1415,9 @@ static size_t merge_out(struct run *rn, int k)
 				out_commit(lean_expand(h, rings[r->ring].cpu, out_room(h->size + 24)));
 			}
 			nrec++;
-			if ((r->p += h->size) >= r->end)
+			if ((r->p += r->ring < 0 ? sizeof(struct ix) : h->size) >= r->end)
 				break;
-			r->t = rec_time((const void *)r->p, cfg_lean && r->ring >= 0);
+			r->t = rec_time(run_rec(r), cfg_lean && r->ring >= 0);
 		} while (s < 0 || r->t < rn[s].t || (r->t == rn[s].t && m < s));
 	}
 }
@@ -1473,12 +1473,12 @@ static void dump(const char *why)
 	memcpy(cp + tot + side, tbuf, tn);
 	side += tn;
 	tn = 0;
-	rn[0].p = cp + tot + side;
-	rn[0].end = rn[0].p + (CFG_TRACK || CFG_TRIPWIRE ? side_sort(tot, side, cp + tot + side) : 0);
+	rn[0].p = (const void *)ix;
+	rn[0].end = (const void *)(ix + (CFG_TRACK || CFG_TRIPWIRE ? side_sort(tot, side) : 0));
 	rn[0].ring = -1;
 	for (i = 0; i <= (size_t)nring; i++)
 		if (rn[i].p < rn[i].end)
-			rn[i].t = rec_time((const void *)rn[i].p, cfg_lean && rn[i].ring >= 0);
+			rn[i].t = rec_time(run_rec(rn + i), cfg_lean && rn[i].ring >= 0);
 
 	dumps++;
 	if (sink_fd < 0) {
@@ -1490,7 +1490,7 @@ static void dump(const char *why)
 	} else {
 		fmt(name, sizeof(name), "%s", sink_name);
 	}
-	for (i = 0, tot = 0; i <= (size_t)nring; i++)
+	for (i = 1, tot = side; i <= (size_t)nring; i++)
 		tot += rn[i].end - rn[i].p;
 	out_begin(fd, tot + (64 << 10));
 	if (binfile)
@@ -1887,13 +1887,13 @@ int main(int argc, char **argv)
 	pd_tracing_build();
 	pd_features_build(ncpu, nring);
 	/* Everything a dump needs is allocated now, not in the dump. */
-	/* The rings' copies, then the side-band twice: as copied, sorted. */
+	/* The rings' copies, then the side-band. The rings' part is faulted
+	 * in now, not while the rings are paused. */
 	i = sizeof(tbuf) + (CFG_TRACK ? track_max() : 0);
 	ixmax = i / 32;
 	ix = xmalloc(ixmax * sizeof(*ix));
-	i = nring * cfg_buf + 2 * i;
-	cp = xmalloc(i);
-	memset(cp, 0, i);	/* fault it in now, not while the rings are paused */
+	cp = xmalloc(nring * cfg_buf + i);
+	memset(cp, 0, nring * cfg_buf);
 
 	/* Signals arrive in one place: the signalfd, read in the loop. */
 	/* SIGPIPE is blocked, not ignored: writes get EPIPE all the same,

@@ -120,10 +120,13 @@ q("| ratio | median | min..max | goal | |")
 q("|---|---:|---:|---:|---|")
 
 
-def ratio_row(name, a, b, target):
+def ratio_row(name, a, b, target, is_goal=True):
     rs = ratios(a, b)
     m = med(rs)
     spread = "%.2f..%.2f" % (min(rs), max(rs)) if rs else ""
+    if not is_goal:  # for comparison only
+        q("| %s | %s | %s | (reference) | |" % (name, f2(m), spread))
+        return
     ok = None if m is None else m <= target
     q("| %s | %s | %s | ≤ %.2f | %s |" % (name, f2(m), spread, target,
                                         "n/a" if ok is None else ("met" if ok else "not met")))
@@ -137,7 +140,7 @@ if hot:
 if not hot:
     pass  # no hot path in this run: no ratio goals
 elif lean:
-    ratio_row("tracer full / perf --overwrite", "tracer_full", "perf_ow", 0.85)
+    ratio_row("tracer full / perf --overwrite", "tracer_full", "perf_ow", 0.85, False)
     ratio_row("tracer full / bare floor, same attrs", "tracer_full", "bare", 1.05)
 else:
     q("| tracer full / ... | n/a (no full layout key in this build) | | | |")
@@ -207,8 +210,9 @@ if dr:
     q("Rings filled first (close(-1) on every CPU until each ring wrapped twice over), then "
       "SIGUSR2; figures from tracer's own stderr line. *paused* is the blind window (from "
       "before the first ring is paused, including reading the tracking ring, to the last "
-      "resume); ms/MiB divides it by the ring bytes copied (buf × CPUs). *write* is indexing, "
-      "sorting and writing, done while recording goes on; MiB/s = bytes / write time. "
+      "resume); ms/MiB divides it by the ring bytes copied (buf × CPUs). *write* is merging the "
+      "CPUs by time and writing, done while recording goes on, plus describing the live processes "
+      "from /proc (a few ms per dump whatever the ring size); MiB/s = bytes / write time. "
       "`pty-fast` is a pty set to 115200 baud that is drained at full speed (a pty does not "
       "pace itself); `pty-115200` is drained at 11520 bytes/s like a real 115200 8N1 line, so "
       "a 64 KiB ring takes seconds per dump (1 MiB would take minutes, 16 MiB about half an "
