@@ -112,8 +112,8 @@ void ring_read(struct ring *r, void (*fn)(const struct rec_hdr *, void *), void 
 
 /* Copy the records of [head, head+avail) out of a backward ring of `size`
  * bytes so that they lie oldest first and end at `end`; returns where
- * they begin. The walk goes newest first and fills dst downward, so the
- * copy is already in the order perf wants. avail is how much was written
+ * they begin. The walk goes newest first and fills downward from end,
+ * so the copy is already in the order perf wants. avail is how much was written
  * since the last look (prev - head), capped at the ring size by us: when
  * the ring has wrapped, the oldest record is partly overwritten and is
  * dropped, as is anything past a zero header (never written). */

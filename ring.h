@@ -63,9 +63,10 @@ struct perf_attr {
 	u64 sig_data;
 };
 
+#define BE (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__)
+
 /* perf_event_attr bitfield positions (little-endian bitfield layout of
  * the kernel's struct; big-endian ABIs number the bits from the top). */
-#define BE (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__)
 #if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
 #define ATTR_BIT(n) (1ULL << (63 - (n)))
 #else

@@ -357,7 +357,7 @@ static const char *sink_name = "stdout";
  * SIGINT/SIGTERM (on the signalfd) is seen at once, and so that a slow
  * link can report progress. A failing sink only fails this dump. */
 
-static char obuf[1 << 16];
+static char obuf[(1 << 16) + 64];	/* + what out_room may add to a record */
 static size_t on;
 static int ofd, oerr, ofinal, osfd = -1, oframe;
 static size_t ochunk;

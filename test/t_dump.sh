@@ -197,10 +197,13 @@ for lay in lean full; do
 		pass "$lay: tracepoint fields decode" || fail "$lay: tracepoint fields decode"
 	n=$(perf script -i "$T/$lay.out" -F cpu 2>/dev/null | sort -u | wc -l)
 	[ "$n" -ge 2 ] && pass "$lay: records of every CPU ($n CPUs)" || fail "$lay: records of every CPU" "$n"
-	# its own comm only: before taskset's exec it ran unpinned
-	cpus=$(perf script -i "$T/$lay.out" -F comm,pid,cpu,event 2>/dev/null |
-		awk -v p=$WPID -v c="${W:0:10}$lay" '$1 == c && $2 == p && $4 ~ /cpu-clock/ { print $3 }' | sort -u | tr -d '[]\n')
+	# samples in its own spin loop only: between the fork and taskset's
+	# sched_setaffinity the same pid ran unpinned
+	cpus=$(perf script -i "$T/$lay.out" -F pid,cpu,event,ip,sym 2>/dev/null |
+		awk -v p=$WPID '$1 == p && $3 ~ /cpu-clock/ && /work_hot_loop/ { print $2 }' | sort -u | tr -d '[]\n')
 	testing "$lay: samples of a workload pinned to CPU $LAST show that CPU" "$(printf %03d $LAST)" "$cpus"
+	[ "$cpus" = "$(printf %03d $LAST)" ] ||
+		perf script -i "$T/$lay.out" -F comm,pid,tid,cpu,time,event,ip,sym 2>/dev/null | grep -m5 "^ *${W:0:10}$lay .*\[0*[^$LAST]\].*work_hot_loop"
 	grep -E "^ *${W:0:10}$lay +$WPID .*cpu-clock:.*work_hot_loop" "$T/$lay.txt" | grep -q . &&
 		pass "$lay: cpu-clock samples keep IP and symbols" || fail "$lay: cpu-clock samples keep IP and symbols"
 	p=$(perf script -i "$T/$lay.out" -F event,period 2>/dev/null | awk '/sched_switch/ { print $1 }' | sort -u | tr '\n' ' ')
