@@ -117,6 +117,28 @@ static const struct rec_hdr *slot_comm(struct slot *s, u32 tid)
 	return c;
 }
 
+/* A creator the table never saw (it predates tracer, so its COMM went
+ * by before we looked): its comm from /proc, while it runs, as a COMM
+ * record for the new pid/tid at the time of the fork. */
+static void slot_proc_comm(struct slot *to, const u32 *f, u64 t)
+{
+	u64 b[8] = { 0 };	/* header, pid tid, comm[16], TID TIME CPU IDENTIFIER */
+	struct rec_hdr *h = (void *)b;
+	char path[48], *c = (char *)(b + 2);
+	long n;
+
+	fmt(path, sizeof(path), "/proc/%u/task/%u/comm", f[1], f[3]);
+	if ((n = readfile(path, c, 15)) <= 0)
+		return;
+	c[n - (c[n - 1] == '\n')] = 0;
+	h->type = REC_COMM;
+	h->size = sizeof(b);
+	memcpy(b + 1, (u32[2]){ f[0], f[2] }, 8);
+	b[4] = b[1];
+	b[5] = t;
+	slot_add(to, h);
+}
+
 static void fold(const struct rec_hdr *h)
 {
 	const u32 *f = (const u32 *)(h + 1);	/* pid, (p)pid/tid, ... */
@@ -135,6 +157,8 @@ static void fold(const struct rec_hdr *h)
 			s = slot_get(f[0], 1);
 			if ((c = slot_comm(s, f[3])) || (c = slot_comm(s, 0)))
 				slot_copy(s, c, f[0], f[2], rtime(h));
+			else
+				slot_proc_comm(s, f, rtime(h));
 			break;
 		}
 		s = slot_get(f[0], 0);
@@ -142,10 +166,14 @@ static void fold(const struct rec_hdr *h)
 			s->used = 0, s->exit = 0;
 		else if (!s)
 			s = slot_get(f[0], 1);
-		if (!s || !p)
+		if (!s)
 			break;
 		if ((c = slot_comm(p, f[3])) || (c = slot_comm(p, 0)))
 			slot_copy(s, c, f[0], f[0], rtime(h));
+		else
+			slot_proc_comm(s, f, rtime(h));
+		if (!p)
+			break;
 		for (off = 0; off < p->used; off += c->size) {
 			c = (const void *)(p->b + off);
 			if (c->type == REC_MMAP2)

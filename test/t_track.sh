@@ -85,6 +85,23 @@ if start_tracer "$T/fk" -o "$T/fk.data" 'sched:sched_switch sched:sched_process_
 		fail "fork: the fork-only child's samples carry the parent's comm" "$n pids"
 fi
 
+# A parent that predates tracer (so the table never saw its comm) forks a
+# child that spins and exits before the dump: the child still has a name.
+PB=pb$$x$RANDOM; PB=${PB:0:15}
+cp "$T/work" "$T/$PB"
+"$T/$PB" sleep 1500 forkspin 300 wait sleep 4000 & PBID=$!; WORKS="$WORKS $PBID"
+if start_tracer "$T/fo" 'sched:sched_process_fork cpu-clock@199 buf=1m'; then
+	sleep 2.5
+	stop_tracer >/dev/null
+	perf script -i "$T/fo.out" -F comm,pid,event,trace 2>/dev/null >"$T/fo.txt"
+	c=$(sed -n "s/.*pid=$PBID child_comm=.* child_pid=\([0-9]*\).*/\1/p" "$T/fo.txt" | head -1)
+	n=$(awk -v p="$c" '$2 == p && /cpu-clock/ { print $1 }' "$T/fo.txt" | sort | uniq -c)
+	case "$c:$n" in :*) fail "fork of a process older than tracer: the exited child has the parent's comm" "no fork of $PBID seen" ;;
+	*" $PB") pass "fork of a process older than tracer: the exited child has the parent's comm" ;;
+	*) fail "fork of a process older than tracer: the exited child has the parent's comm" "comms of child $c's samples: ${n:-none}" ;; esac
+fi
+kill $PBID 2>/dev/null
+
 # --- 5. idle stays idle; churn is handled in batches ---
 if start_tracer "$T/id" 'sched:sched_switch'; then
 	idle_check "tracking on, no process activity for 10 s: no wake-ups" 10
