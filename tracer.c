@@ -1437,7 +1437,7 @@ static int open_dump_file(char *name)
 
 static void dump(const char *why)
 {
-	u64 t0 = now_us(), t1, t2;
+	u64 t0, t1, t2;
 	size_t tot = 0, nrec, i, side;
 	struct run rn[nring + 1];
 	char name[4096];
@@ -1447,8 +1447,9 @@ static void dump(const char *why)
 	int binfile = CFG_PERF_FILE && sink_fd < 0 && !cfg_frame;
 
 	if (CFG_TRACK)
-		track_read();	/* the table up to now */
+		track_read();	/* the table up to now; recording goes on */
 	/* The blind window: from the first pause to the last resume. */
+	t0 = now_us();
 	for (i = 0; i < (size_t)nring; i++)
 		ring_pause(rings + i, 1);
 	for (i = 0; i < (size_t)nring; i++) {

@@ -209,8 +209,8 @@ if dr:
     q("## 3. Dump: blind window and write speed\n")
     q("Rings filled first (close(-1) on every CPU until each ring wrapped twice over), then "
       "SIGUSR2; figures from tracer's own stderr line. *paused* is the blind window (from "
-      "before the first ring is paused, including reading the tracking ring, to the last "
-      "resume); ms/MiB divides it by the ring bytes copied (buf × CPUs). *write* is merging the "
+      "the first ring paused to the last resumed; the tracking ring is read before, while "
+      "recording goes on); ms/MiB divides it by the ring bytes copied (buf × CPUs). *write* is merging the "
       "CPUs by time and writing, done while recording goes on, plus describing the live processes "
       "from /proc (a few ms per dump whatever the ring size); MiB/s = bytes / write time. "
       "`pty-fast` is a pty set to 115200 baud that is drained at full speed (a pty does not "
