@@ -222,8 +222,7 @@ void pd_tracing_build(void)
 						break;
 				if (k < j)
 					continue;
-				fmt(path, sizeof(path), "%s/events/%s/format", tracefs, evs[j].name);
-				path[strlen(tracefs) + 8 + sl] = '/';	/* sys:name */
+				tp_path(path, sizeof(path), evs[j].name, "format");
 				if (bfile(&tracing, path, 8) <= 0)
 					die(1, "%s: can't read", path);
 				cnt++;

@@ -41,6 +41,7 @@ size_t span(const char *s, const char *set, int in);
 void xsort(void *base, size_t n, size_t sz, int (*cmp)(const void *, const void *));
 char *utoa(char *p, u64 v);
 struct event *ev_by_id(u64 id);
+void tp_path(char *b, size_t n, const char *name, const char *file);
 void dir_each(const char *dir, void (*fn)(const char *, void *), void *ctx);
 
 /* The output: a buffered sink that remembers its first error. */

@@ -626,6 +626,16 @@ static long tp_id(const char *sys, const char *name)
 	return b[0] >= '0' && b[0] <= '9' ? (long)xtou(b, 0, 10) : -1;
 }
 
+/* A file of tracepoint "sys:name": TRACEFS/events/sys/name/file. */
+void tp_path(char *b, size_t n, const char *name, const char *file)
+{
+	char *c;
+
+	fmt(b, n, "%s/events/%s/%s", tracefs, name, file);
+	if ((c = xstrchr(b + strlen(tracefs), ':')))
+		*c = '/';
+}
+
 /* Walk the tracepoints whose system and name match two globs, calling
  * fn("sys:name", id, ctx) for each. Returns how many matched. */
 struct tpwalk {
@@ -1255,15 +1265,21 @@ static u64 lean_type(const struct event *e)
 	return e->attr.type == TYPE_TRACEPOINT ? t & ~(u64)(S_IP | S_PERIOD) : t;
 }
 
+/* ... for the event a record's IDENTIFIER names (the first if none). */
+static u64 lean_type_id(u64 id)
+{
+	const struct event *e = ev_by_id(id);
+
+	return lean_type(e ? e : evs);
+}
+
 static u64 lean_time(const struct rec_hdr *h)
 {
 	const u64 *a = (const u64 *)(h + 1);
 
 	if (h->type != REC_SAMPLE)
 		return *(const u64 *)((const unsigned char *)h + h->size - 16);
-	const struct event *e = ev_by_id(a[0]);
-
-	return a[1 + !!(lean_type(e ? e : evs) & S_IP) + 1];
+	return a[1 + !!(lean_type_id(a[0]) & S_IP) + 1];
 }
 
 /* A lean record in the full layout, written at o (which need not be
@@ -1290,9 +1306,7 @@ static size_t lean_expand(const struct rec_hdr *h, int cpu, unsigned char *o)
 		PUT(c);
 		PUT(a[2]);		/* IDENTIFIER */
 	} else {
-		const struct event *e = ev_by_id(a[0]);
-
-		k = lean_type(e ? e : evs);
+		k = lean_type_id(a[0]);
 		PUT(*a++);		/* IDENTIFIER */
 		PUT(k & S_IP ? *a++ : 0);
 		PUT(*a++);		/* TID */
@@ -1551,8 +1565,7 @@ static int tp_comm_off(const char *name)
 	char path[300], *p;
 	long n;
 
-	fmt(path, sizeof(path), "%s/events/%s/format", tracefs, name);
-	*xstrchr(path + strlen(tracefs), ':') = '/';
+	tp_path(path, sizeof(path), name, "format");
 	n = readfile(path, b, sizeof(b) - 1);
 	b[n > 0 ? n : 0] = 0;
 #define COMM_FIELD "\tfield:char comm[16];\toffset:"

@@ -139,6 +139,18 @@ static void slot_proc_comm(struct slot *to, const u32 *f, u64 t)
 	slot_add(to, h);
 }
 
+/* A new task's comm: its creator's as the table has it (the thread's,
+ * else the process's), else from /proc. */
+static void fork_comm(struct slot *from, struct slot *to, const u32 *f, u64 t)
+{
+	const struct rec_hdr *c = slot_comm(from, f[3]);
+
+	if (c || (c = slot_comm(from, 0)))
+		slot_copy(to, c, f[0], f[2], t);
+	else
+		slot_proc_comm(to, f, t);
+}
+
 static void fold(const struct rec_hdr *h)
 {
 	const u32 *f = (const u32 *)(h + 1);	/* pid, (p)pid/tid, ... */
@@ -155,10 +167,7 @@ static void fold(const struct rec_hdr *h)
 		p = slot_get(f[1], 0);
 		if (f[0] != f[2]) {	/* a new thread: the comm of its creator */
 			s = slot_get(f[0], 1);
-			if ((c = slot_comm(s, f[3])) || (c = slot_comm(s, 0)))
-				slot_copy(s, c, f[0], f[2], rtime(h));
-			else
-				slot_proc_comm(s, f, rtime(h));
+			fork_comm(s, s, f, rtime(h));
 			break;
 		}
 		s = slot_get(f[0], 0);
@@ -168,10 +177,7 @@ static void fold(const struct rec_hdr *h)
 			s = slot_get(f[0], 1);
 		if (!s)
 			break;
-		if ((c = slot_comm(p, f[3])) || (c = slot_comm(p, 0)))
-			slot_copy(s, c, f[0], f[0], rtime(h));
-		else
-			slot_proc_comm(s, f, rtime(h));
+		fork_comm(p, s, f, rtime(h));
 		if (!p)
 			break;
 		for (off = 0; off < p->used; off += c->size) {
