@@ -641,7 +641,8 @@ void pd_sideband(int new_only)
 	only_new = new_only;
 	if (!new_only)
 		kernel_maps();
-	each_num("/proc", proc_one, 0);
+	if (CFG_PROC)
+		each_num("/proc", proc_one, 0);
 }
 
 /* A thread /proc may no longer know, such as one that tripped a wire. */

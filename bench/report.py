@@ -256,7 +256,7 @@ sr = rows("size.tsv")
 if sr:
     arches = [a for a in ["x86_64", "aarch64", "armhf", "s390x"] if any(r[0] == a for r in sr)]
     sz = {(r[0], r[1], r[2]): r for r in sr}
-    q("## 4. Size: stripped static binary (musl, `make` flags: -Os, gc-sections, -s)\n")
+    q("## 4. Size: stripped static binary (musl, `make` flags: -Os, LTO, gc-sections, -s, then sstrip)\n")
     q("Built in scratch copies of the tree. *-X* is defconfig with `CONFIG_X` alone turned off "
       "(and what depends on it, as kconfig would).\n")
     keys = [("defconfig", "-"), ("allnoconfig", "-")] + sorted(
@@ -300,8 +300,8 @@ if sr:
     for k in keys:
         q("| %s | " % name(k) + " | ".join(cell(a, k, 3, False) for a in arches) + " |")
     q("")
-    q("The file size moves in steps (segment alignment), so what each option costs is clearer "
-      "in text+data bytes (`size`), with the difference to defconfig:\n")
+    q("What each option costs, in text+data bytes (what the segments load, from `readelf -l`; "
+      "the file adds its ELF and program headers), with the difference to defconfig:\n")
     q("| config | " + " | ".join(arches) + " |")
     q("|---|" + "---:|" * len(arches))
     for k in keys:

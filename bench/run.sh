@@ -211,8 +211,9 @@ if [ "$off" != - ]; then
 fi
 rm -f config.h tracer
 if make -s config.h tracer CROSS_COMPILE=$cross >build.log 2>&1; then
-	# the file size moves in steps (segment alignment): text+data too
-	td=$("${cross}size" tracer 2>/dev/null | awk 'NR == 2 { print $1 + $2 }')
+	# text+data: the bytes the segments load (the file adds its ELF and
+	# program headers; section headers are gone, see sstrip in Makefile)
+	td=$(( $(readelf -lW tracer 2>/dev/null | awk '$1 == "LOAD" { printf "%s+", $5 } END { print 0 }') ))
 	printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$arch" "$base" "$off" "$(wc -c < tracer)" "${td:-?}" "${also# }"
 else
 	printf '%s\t%s\t%s\tFAIL\t?\t%s\n' "$arch" "$base" "$off" "$(grep -m1 -i error build.log)"

@@ -67,6 +67,26 @@ for cfg in defconfig allnoconfig allyesconfig $(for s in $syms; do echo "no-$s";
 		[ "$hs" = $want ] && [ "$n" -gt 0 ] && pass "$cfg: -o FILE has header size $hs, perf reads $n samples" ||
 			fail "$cfg: -o FILE has header size $want, perf reads it" "size '$hs', $n samples; $(cat "$k.ferr")" ;;
 	esac
+	# PROC: a process that was running before tracer started is named
+	# from /proc. Without PROC nothing else names it (TRACK only sees
+	# what starts later), so perf shows its pid alone.
+	case $cfg in defconfig|no-PROC)
+		cp "$T/work" "$T/pre_$$"; "$T/pre_$$" spin 3000 & w=$!
+		sleep 0.3
+		"$k/tracer" 'cpu-clock@499' >"$k.pout" 2>"$k.perr" & p=$!
+		for i in $(seq 50); do grep -q recording "$k.perr" && break; sleep 0.1; done
+		sleep 0.3; kill -INT $p; wait $p; kill $w 2>/dev/null; wait $w 2>/dev/null
+		s=$(perf script -F comm,pid -i "$k.pout" 2>/dev/null | awk -v w=$w '$NF == w' | sort | uniq -c)
+		n=$(echo "$s" | grep -c "pre_$$")
+		if [ $cfg = defconfig ]; then
+			[ -n "$s" ] && [ "$n" -gt 0 ] && pass "defconfig: a process older than tracer is named (/proc)" ||
+				fail "defconfig: a process older than tracer is named (/proc)" "pid $w: '$s'"
+		else
+			[ -n "$s" ] && [ "$n" = 0 ] && pass "no-PROC: a process older than tracer has its pid only" ||
+				fail "no-PROC: a process older than tracer has its pid only" "pid $w: '$s'"
+		fi
+		rm -f "$T/pre_$$" ;;
+	esac
 	case $cfg in no-LONG_HELP)
 		n=$("$k/tracer" -h | wc -l)
 		[ "$n" -le 4 ] && pass "no-LONG_HELP: -h is short ($n lines)" || fail "no-LONG_HELP: -h is short" "$n lines" ;;
