@@ -1201,7 +1201,11 @@ static void open_all(void)
  * A tracepoint's IP only tells the function it sits in, which its name
  * mostly does too; it is written as 0. The header
  * declares the full layout, so perf reads the expanded records like any
- * others. */
+ * others.
+ * When the rings hold tracepoints only, each a different one, the raw
+ * data's first field (common_type, the tracepoint's id) already names
+ * the event: then the kernel writes no IDENTIFIER either (lean_noid),
+ * and the dump puts back the id of that event on that ring. */
 
 /* Kernel id -> event, sorted, for every record that names its event:
  * lean expansion, tripwire hits, big-endian swapping. */
@@ -1212,12 +1216,70 @@ static int nidx;
  * lookup per dumped record O(1). */
 static u16 *idtab;
 static u64 idlo, idn;
+/* lean_noid: tracepoint id - tplo -> event + 1, for the rings' events */
+static int lean_noid, noid_first;
+static u16 *tptab;
+static u64 tplo, tpn;
 
 static int idx_cmp(const void *a, const void *b)
 {
 	u64 x = *(const u64 *)a, y = *(const u64 *)b;
 
 	return x < y ? -1 : x > y;
+}
+
+/* Whether the rings can go without IDENTIFIER, and if so the table
+ * that names an event by its tracepoint id. Before open_all. */
+static void noid_init(void)
+{
+	u64 hi = 0;
+	int i, first = -1;
+
+	tplo = ~0ULL;
+	for (i = 0; i < nev; i++) {
+		const struct perf_attr *a = &evs[i].attr;
+
+		if (evs[i].trip)
+			continue;
+		if (a->type != TYPE_TRACEPOINT || a->config > 0xffff)
+			return;
+		tplo = a->config < tplo ? a->config : tplo;
+		hi = a->config > hi ? a->config : hi;
+	}
+	if (hi < tplo)
+		return;
+	tpn = hi - tplo + 1;
+	tptab = xmalloc(tpn * sizeof(*tptab));
+	for (i = 0; i < nev; i++) {
+		u16 *t = tptab + evs[i].attr.config - tplo;
+
+		if (evs[i].trip)
+			continue;
+		if (*t)		/* one tracepoint twice, other filters */
+			return;
+		*t = i + 1;
+		if (first < 0)
+			first = i;
+	}
+	noid_first = first;
+	lean_noid = 1;
+}
+
+/* Under lean_noid, the event of a sample (TID TIME [CALLCHAIN] RAW at
+ * a), by the common_type its raw data starts with; 0 if none. */
+static const struct event *noid_ev(const u64 *a, const u64 *end)
+{
+	const unsigned char *raw;
+	u16 type;
+
+	a += 2;
+	if (cfg_stack)
+		a += 1 + (a < end ? *a : 0);
+	if (a >= end)
+		return 0;
+	raw = (const unsigned char *)a + 4;
+	memcpy(&type, raw, 2);
+	return type - tplo < tpn && tptab[type - tplo] ? evs + tptab[type - tplo] - 1 : 0;
 }
 
 static void ids_init(void)
@@ -1260,7 +1322,7 @@ struct event *ev_by_id(u64 id)
 /* What the kernel writes for e under lean. */
 static u64 lean_type(const struct event *e)
 {
-	u64 t = e->attr.sample_type & ~(u64)S_CPU;
+	u64 t = e->attr.sample_type & ~(u64)(lean_noid ? S_CPU | S_IDENTIFIER : S_CPU);
 
 	return e->attr.type == TYPE_TRACEPOINT ? t & ~(u64)(S_IP | S_PERIOD) : t;
 }
@@ -1277,26 +1339,31 @@ static u64 lean_time(const struct rec_hdr *h)
 {
 	const u64 *a = (const u64 *)(h + 1);
 
+	/* the trailer: TID TIME [IDENTIFIER] */
 	if (h->type != REC_SAMPLE)
-		return *(const u64 *)((const unsigned char *)h + h->size - 16);
+		return *(const u64 *)((const unsigned char *)h + h->size - 16 + 8 * lean_noid);
+	if (lean_noid)
+		return a[1];
 	return a[1 + !!(lean_type_id(a[0]) & S_IP) + 1];
 }
 
-/* A lean record in the full layout, written at o (which need not be
- * aligned): IP, CPU and PERIOD in a sample, CPU in the trailer (TID
- * TIME CPU IDENTIFIER) of any other record. Returns its size. */
+/* A lean record from ring ri in the full layout, written at o (which
+ * need not be aligned): IDENTIFIER (under lean_noid), IP, CPU and
+ * PERIOD in a sample, CPU (and IDENTIFIER) in the trailer (TID TIME CPU
+ * IDENTIFIER) of any other record. Returns its size, 0 to drop it. */
 #define PUT(v) (memcpy(o, &(u64){ v }, 8), o += 8)
-static size_t lean_expand(const struct rec_hdr *h, int cpu, unsigned char *o)
+static size_t lean_expand(const struct rec_hdr *h, int ri, unsigned char *o)
 {
 	const u64 *a = (const u64 *)(h + 1), *end = (const u64 *)((const char *)h + h->size);
+	const struct event *e;
 	unsigned char *o0 = o;
 	struct rec_hdr r = *h;
 	u64 c, k;
 
-	memcpy(&c, (u32[2]){ cpu, 0 }, 8);	/* {cpu, res} */
+	memcpy(&c, (u32[2]){ rings[ri].cpu, 0 }, 8);	/* {cpu, res} */
 	o += 8;
 	if (h->type != REC_SAMPLE) {
-		size_t body = h->size - 8 - 24;
+		size_t body = h->size - 8 - 24 + 8 * lean_noid;
 
 		memcpy(o, a, body);
 		o += body;
@@ -1304,10 +1371,19 @@ static size_t lean_expand(const struct rec_hdr *h, int cpu, unsigned char *o)
 		PUT(a[0]);		/* TID */
 		PUT(a[1]);		/* TIME */
 		PUT(c);
-		PUT(a[2]);		/* IDENTIFIER */
+		/* IDENTIFIER: under lean_noid, the ring's first event's (the
+		 * trailer's layout is the same for all) */
+		PUT(lean_noid ? evs[noid_first].ids[ri] : a[2]);
 	} else {
-		k = lean_type_id(a[0]);
-		PUT(*a++);		/* IDENTIFIER */
+		if (lean_noid) {
+			if (!(e = noid_ev(a, end)))
+				return 0;
+			k = lean_type(e);
+			PUT(e->ids[ri]);
+		} else {
+			k = lean_type_id(a[0]);
+			PUT(*a++);	/* IDENTIFIER */
+		}
 		PUT(k & S_IP ? *a++ : 0);
 		PUT(*a++);		/* TID */
 		PUT(*a++);		/* TIME */
@@ -1421,12 +1497,12 @@ static size_t merge_out(struct run *rn, int k)
 			if (!cfg_lean || r->ring < 0) {
 				pd_record(h);
 			} else if (BE) {	/* expanded, then swapped */
-				static u64 b[65536 / 8 + 4];
+				static u64 b[65536 / 8 + 8];
 
-				lean_expand(h, rings[r->ring].cpu, (void *)b);
-				pd_record((void *)b);
+				if (lean_expand(h, r->ring, (void *)b))
+					pd_record((void *)b);
 			} else {		/* expanded right into the output */
-				out_commit(lean_expand(h, rings[r->ring].cpu, out_room(h->size + 24)));
+				out_commit(lean_expand(h, r->ring, out_room(h->size + 32)));
 			}
 			nrec++;
 			if ((r->p += r->ring < 0 ? sizeof(struct ix) : h->size) >= r->end)
@@ -1668,8 +1744,8 @@ static int loop(int sfd)
 			p[n++].events = POLLIN;
 		}
 	}
-	msg("recording %d events on %d CPUs, %L KiB per CPU; SIGUSR2 dumps, SIGINT dumps and exits",
-	    nev, nring, (u64)cfg_buf >> 10);
+	msg("recording %d events on %d CPUs, %L KiB per CPU%s; SIGUSR2 dumps, SIGINT dumps and exits",
+	    nev, nring, (u64)cfg_buf >> 10, lean_noid ? " (tracepoints only: no ids)" : "");
 	for (;;) {
 		struct signalfd_siginfo si;
 		int timeout = -1;
@@ -1892,6 +1968,8 @@ int main(int argc, char **argv)
 		rl.rlim_cur = rl.rlim_max;
 		syscall(SYS_prlimit64, 0, RLIMIT_NOFILE, &rl, 0);
 	}
+	if (CFG_TRACEPOINTS && cfg_lean)
+		noid_init();
 	open_all();
 	if (!sysfs_cpus("/sys/devices/system/cpu/possible", possible))
 		for (i = 0; i < 1024; i++)

@@ -6,9 +6,10 @@
  * hot path is what the kernel charges for writing the records.
  *
  * Usage: bare [-l] [-p PAGES]
- *   -l        the lean layout, tracer's default: IDENTIFIER|TID|TIME|RAW
- *             (without -l: perf's, and tracer's `full`:
- *             IDENTIFIER|IP|TID|TIME|CPU|PERIOD|RAW)
+ *   -l        the lean layout, tracer's default for tracepoints alone
+ *             (each once): TID|TIME|RAW, the event named by the raw
+ *             data's common_type (without -l: perf's, and tracer's
+ *             `full`: IDENTIFIER|IP|TID|TIME|CPU|PERIOD|RAW)
  *   -p PAGES  data pages per CPU ring, a power of two (default 256 = 1 MiB)
  */
 #include <errno.h>
@@ -106,7 +107,7 @@ int main(int argc, char **argv)
 			a.size = 128;
 			a.config = tp_id(names[i]);
 			a.sample_period = 1;
-			a.sample_type = lean ? S_IDENTIFIER | S_TID | S_TIME | S_RAW :
+			a.sample_type = lean ? S_TID | S_TIME | S_RAW :
 				S_IDENTIFIER | S_IP | S_TID | S_TIME | S_CPU | S_PERIOD | S_RAW;
 			a.flags = F_SAMPLE_ID_ALL | F_WRITE_BACKWARD | F_EXCLUDE_GUEST;
 			fd = syscall(SYS_perf_event_open, &a, -1, cpu, -1, 8 /* CLOEXEC */);

@@ -182,10 +182,14 @@ fi
 # CPU, IP and period back; `full` has the kernel write perf's layout.
 # Either way perf must see the same fields, and the CPU a record shows
 # must be the one it happened on: a workload pinned to the last CPU.
+# tp: lean with tracepoints alone, each once, so the kernel writes
+# no IDENTIFIER either; the dump names each record's event by the
+# tracepoint id its raw data starts with.
 LAST=$(($(nproc) - 1))
-for lay in lean full; do
+for lay in lean full tp; do
 	kw=; [ $lay = full ] && kw=full
-	start_tracer "$T/$lay" "sched:sched_switch signal:signal_generate cpu-clock@199 $kw buf=2m" || continue
+	evs="sched:sched_switch signal:signal_generate cpu-clock@199"; [ $lay = tp ] && evs="sched:sched_switch signal:signal_generate"
+	start_tracer "$T/$lay" "$evs $kw buf=2m" || continue
 	cp "$T/work" "$T/${W:0:10}$lay"
 	taskset -c $LAST "$T/${W:0:10}$lay" spin 200 signal sleep 10 hold & WPID=$!; WORKS="$WORKS $WPID"
 	sleep 0.5
@@ -199,6 +203,25 @@ for lay in lean full; do
 	[ "$n" -ge 2 ] && pass "$lay: records of every CPU ($n CPUs)" || fail "$lay: records of every CPU" "$n"
 	# samples in its own spin loop only: between the fork and taskset's
 	# sched_setaffinity the same pid ran unpinned
+	if [ $lay = tp ]; then
+		# after taskset's exec: its switches out, and the signal it sends itself
+		cpus=$(perf script -i "$T/$lay.out" -F cpu,event,trace 2>/dev/null |
+			awk -v c="prev_comm=${W:0:10}$lay" -v s="sig=10 errno=0 code=0 comm=${W:0:10}$lay pid=$WPID" \
+			'($2 ~ /sched_switch/ && $3 == c) || ($2 ~ /signal_generate/ && index($0, s)) { print $1 }' |
+			sort -u | tr -d '[]\n')
+		testing "$lay: tracepoints of a workload pinned to CPU $LAST show that CPU" "$(printf %03d $LAST)" "$cpus"
+		n=$(perf script -i "$T/$lay.out" -F event 2>/dev/null | sort | uniq -c | awk '{ print $2 }' | tr '\n' ' ')
+		testing "$lay: both events named" "sched:sched_switch: signal:signal_generate: " "$n"
+		grep -q 'no ids' "$T/$lay.err" && pass "$lay: the kernel writes no ids" ||
+			fail "$lay: the kernel writes no ids" "$(head -1 "$T/$lay.err")"
+		n=$(perf script -i "$T/$lay.out" -F pid,event,trace 2>/dev/null |
+			awk -v s="sig=10 errno=0 code=0 comm=${W:0:10}$lay pid=$WPID" '$2 ~ /signal_generate/ && index($0, s) { print $1 }' | sort -u)
+		testing "$lay: the signal's sample has the sender's pid" "$WPID" "$n"
+		n=$(grep -c 'sched_switch' "$T/$lay.txt"); m=$(grep -c 'sched_switch: prev_comm=.* prev_pid=[0-9]* .*==> next_comm=' "$T/$lay.txt")
+		[ "$n" -gt 0 ] && [ "$n" = "$m" ] && pass "$lay: every sched_switch decodes ($n)" ||
+			fail "$lay: every sched_switch decodes" "$m of $n"
+	else
+	grep -q 'no ids' "$T/$lay.err" && fail "$lay: with cpu-clock too, the kernel writes ids" "$(head -1 "$T/$lay.err")"
 	cpus=$(perf script -i "$T/$lay.out" -F pid,cpu,event,ip,sym 2>/dev/null |
 		awk -v p=$WPID '$1 == p && $3 ~ /cpu-clock/ && /work_hot_loop/ { print $2 }' | sort -u | tr -d '[]\n')
 	testing "$lay: samples of a workload pinned to CPU $LAST show that CPU" "$(printf %03d $LAST)" "$cpus"
@@ -206,6 +229,7 @@ for lay in lean full; do
 		perf script -i "$T/$lay.out" -F comm,pid,tid,cpu,time,event,ip,sym 2>/dev/null | grep -m5 "^ *${W:0:10}$lay .*\[0*[^$LAST]\].*work_hot_loop"
 	grep -E "^ *${W:0:10}$lay +$WPID .*cpu-clock:.*work_hot_loop" "$T/$lay.txt" | grep -q . &&
 		pass "$lay: cpu-clock samples keep IP and symbols" || fail "$lay: cpu-clock samples keep IP and symbols"
+	fi
 	p=$(perf script -i "$T/$lay.out" -F event,period 2>/dev/null | awk '/sched_switch/ { print $1 }' | sort -u | tr '\n' ' ')
 	testing "$lay: tracepoint samples have period 1" "1 " "$p"
 	check "$lay: timestamps never go backwards" monotonic "$T/$lay.out"
