@@ -45,8 +45,8 @@ LABEL = {
     "tracer_full": "`tracer 'raw_syscalls:* buf=1m full' > /dev/null` (perf's layout)",
     "perf_ow": "`perf record --overwrite -a -e 'raw_syscalls:*' -m 256`",
     "perf_fwd": "`perf record -a -e 'raw_syscalls:*' -o /dev/null` (forward)",
-    "bare_lean": "bare floor, tracer's default (lean) layout for these events, TID|TIME|RAW (`bench/bare -l`)",
-    "bare": "bare floor, full layout, IDENTIFIER|IP|TID|TIME|CPU|PERIOD|RAW (`bench/bare`)",
+    "bare_lean": "bare floor, tracer's default (lean) layout for these events, TID+TIME+RAW (`bench/bare -l`)",
+    "bare": "bare floor, full layout, IDENTIFIER+IP+TID+TIME+CPU+PERIOD+RAW (`bench/bare`)",
     "ftrace": "ftrace ring buffer, raw_syscalls, 1024 KiB/CPU",
 }
 ORDER = ["base", "tracer", "tracer_full", "perf_ow", "perf_fwd", "bare_lean", "bare", "ftrace"]
