@@ -4,7 +4,7 @@
 # remounts / read-only, brings up 10.0.2.15, then runs tracer three ways:
 #   a  tracer -o PORT_DEV     one pipe-mode stream on a dedicated port
 #   b  tracer 'frame=text'    framed text dumps on the console
-#   c  tracer | nc -l -p 9000 the stream through netcat to the host
+#   c  tracer | nc -l -p 9000 the stream through netcat to the host (tracepoints alone)
 # In each: a pinned workload (spin, SIGUSR1, sleep, hold), a SIGUSR2 dump,
 # a crash that trips trip=segv, a SIGINT dump. Lines starting "QT " are
 # read by the host; then poweroff -f.
@@ -113,7 +113,7 @@ fi
 # c: the stream through busybox nc, fetched by the host through hostfwd
 if [ -z "${ONLY##*c*}" ]; then
 	say "c: begin | nc -l -p 9000"
-	( /bin/tracer "$CFG" 2>/run/c.err; echo $? >/run/c.rc ) | nc -l -p 9000 &
+	( /bin/tracer "${TRACER_CONFIG_C:-$CFG}" 2>/run/c.err; echo $? >/run/c.rc ) | nc -l -p 9000 &
 	ncpid=$!
 	n=50 tp=
 	while [ $n -gt 0 ] && [ -z "$tp" ] && [ ! -e /run/c.rc ]; do
