@@ -11,16 +11,18 @@ CFLAGS += -flto -ffunction-sections -fdata-sections -fno-asynchronous-unwind-tab
 	-fno-unwind-tables -fno-stack-protector
 # common-page-size=64: the data segment starts right after the code in
 # the file, not at the next page (that padding was up to 4 KiB).
-LDFLAGS += -static -Wl,--gc-sections -s -Wl,-z,noseparate-code -Wl,-z,norelro -Wl,--build-id=none \
+LDFLAGS += -static -Wl,--gc-sections $(if $(NOSTRIP),,-s) -Wl,-z,noseparate-code -Wl,-z,norelro -Wl,--build-id=none \
 	-Wl,-z,common-page-size=64
+.DELETE_ON_ERROR:
 SRCS := tracer.c perfdata.c frame.c track.c ring.c
 HDRS := ring.h perfdata.h config.h
 
 tracer: $(SRCS) $(HDRS)
 	$(CC) $(CFLAGS) -o $@ $(SRCS) $(LDFLAGS)
-	@$(call sstrip,$@)
+	@$(if $(NOSTRIP),:,$(call sstrip,$@))
 	@echo "tracer: $$(wc -c < $@) bytes ($(or $(CROSS_COMPILE),native))"
 
+# NOSTRIP=1 keeps symbols and section headers, for gdb and objdump.
 # What the loader never reads goes, as ELFkickers' sstrip does: the
 # section headers and what lies past the last segment (.comment,
 # .shstrtab); about 1 KiB. readelf reads any arch's ELF; the header

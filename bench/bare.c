@@ -5,11 +5,13 @@
  * until SIGINT/SIGTERM. No reading, no dumping: whatever it costs on the
  * hot path is what the kernel charges for writing the records.
  *
- * Usage: bare [-l] [-p PAGES]
+ * Usage: bare [-l] [-t] [-p PAGES]
  *   -l        the lean layout, tracer's default for tracepoints alone
  *             (each once): TID|TIME|RAW, the event named by the raw
  *             data's common_type (without -l: perf's, and tracer's
  *             `full`: IDENTIFIER|IP|TID|TIME|CPU|PERIOD|RAW)
+ *   -t        TIME alone: the least a recorder with timestamps can ask
+ *             for, so what no layout can go below
  *   -p PAGES  data pages per CPU ring, a power of two (default 256 = 1 MiB)
  */
 #include <errno.h>
@@ -77,17 +79,19 @@ int main(int argc, char **argv)
 {
 	const char *names[2] = { "sys_enter", "sys_exit" };
 	long pages = 256, pg = sysconf(_SC_PAGESIZE), ncpu = sysconf(_SC_NPROCESSORS_CONF);
-	int lean = 0, c, cpu, i, nring = 0, nfd = 0;
+	int lean = 0, tonly = 0, c, cpu, i, nring = 0, nfd = 0;
 	struct attr a;
 	struct sigaction sa;
 
-	while ((c = getopt(argc, argv, "lp:")) != -1) {
+	while ((c = getopt(argc, argv, "ltp:")) != -1) {
 		if (c == 'l')
 			lean = 1;
+		else if (c == 't')
+			tonly = 1;
 		else if (c == 'p')
 			pages = atol(optarg);
 		else {
-			fprintf(stderr, "usage: bare [-l] [-p PAGES]\n");
+			fprintf(stderr, "usage: bare [-l] [-t] [-p PAGES]\n");
 			return 2;
 		}
 	}
@@ -107,7 +111,7 @@ int main(int argc, char **argv)
 			a.size = 128;
 			a.config = tp_id(names[i]);
 			a.sample_period = 1;
-			a.sample_type = lean ? S_TID | S_TIME | S_RAW :
+			a.sample_type = tonly ? S_TIME : lean ? S_TID | S_TIME | S_RAW :
 				S_IDENTIFIER | S_IP | S_TID | S_TIME | S_CPU | S_PERIOD | S_RAW;
 			a.flags = F_SAMPLE_ID_ALL | F_WRITE_BACKWARD | F_EXCLUDE_GUEST;
 			fd = syscall(SYS_perf_event_open, &a, -1, cpu, -1, 8 /* CLOEXEC */);
@@ -132,7 +136,7 @@ int main(int argc, char **argv)
 		}
 	}
 	fprintf(stderr, "bare: recording %d events on %d CPUs, %ld KiB per CPU (%s layout)\n",
-		nfd, nring, pages * pg / 1024, lean ? "lean" : "default");
+		nfd, nring, pages * pg / 1024, tonly ? "TIME alone" : lean ? "lean" : "default");
 	pause();
 	return 0;
 }

@@ -47,9 +47,10 @@ LABEL = {
     "perf_fwd": "`perf record -a -e 'raw_syscalls:*' -o /dev/null` (forward)",
     "bare_lean": "bare floor, tracer's default (lean) layout for these events, TID+TIME+RAW (`bench/bare -l`)",
     "bare": "bare floor, full layout, IDENTIFIER+IP+TID+TIME+CPU+PERIOD+RAW (`bench/bare`)",
+    "bare_time": "bare floor, TIME alone (`bench/bare -t`): what no layout with timestamps goes below",
     "ftrace": "ftrace ring buffer, raw_syscalls, 1024 KiB/CPU",
 }
-ORDER = ["base", "tracer", "tracer_full", "perf_ow", "perf_fwd", "bare_lean", "bare", "ftrace"]
+ORDER = ["base", "tracer", "tracer_full", "perf_ow", "perf_fwd", "bare_lean", "bare", "bare_time", "ftrace"]
 hot = {}  # config -> {round: ns}
 for r in rows("hot.tsv"):
     try:
@@ -142,6 +143,11 @@ if not hot:
 elif lean:
     ratio_row("tracer full / perf --overwrite", "tracer_full", "perf_ow", 0.85, False)
     ratio_row("tracer full / bare floor, same attrs", "tracer_full", "bare", 1.05)
+if hot:
+    ratio_row("bare floor, TIME alone / perf --overwrite", "bare_time", "perf_ow", 0, False)
+    ratio_row("bare floor, tracer's layout / perf --overwrite", "bare_lean", "perf_ow", 0, False)
+if not hot or lean:
+    pass
 else:
     q("| tracer full / ... | n/a (no full layout key in this build) | | | |")
     goal("tracer full ratios", "≤ 0.85 / ≤ 1.05", "n/a (no full layout key in this build)", None)
@@ -300,8 +306,8 @@ if sr:
     for k in keys:
         q("| %s | " % name(k) + " | ".join(cell(a, k, 3, False) for a in arches) + " |")
     q("")
-    q("What each option costs, in text+data bytes (what the segments load, from `readelf -l`; "
-      "the file adds its ELF and program headers), with the difference to defconfig:\n")
+    q("What each option costs: the bytes the segments load (`readelf -l`; after sstrip that is "
+      "nearly the whole file), with the difference to defconfig:\n")
     q("| config | " + " | ".join(arches) + " |")
     q("|---|" + "---:|" * len(arches))
     for k in keys:

@@ -243,8 +243,8 @@ on() {
 		"$TRACER" "raw_syscalls:* buf=1m$([ "$1" = tracer_full ] && echo ' full')" >/dev/null 2>"$T/on.err" &
 		CUR=$!; bg_add $CUR
 		wait_for "$T/on.err" recording 100 $CUR || return 1 ;;
-	bare|bare_lean)
-		"$T/bare" $([ "$1" = bare_lean ] && echo -l) -p 256 2>"$T/on.err" &
+	bare|bare_lean|bare_time)
+		"$T/bare" $([ "$1" = bare_lean ] && echo -l) $([ "$1" = bare_time ] && echo -t) -p 256 2>"$T/on.err" &
 		CUR=$!; bg_add $CUR
 		wait_for "$T/on.err" recording 100 $CUR || return 1 ;;
 	perf_ow)
@@ -287,7 +287,7 @@ foreign_perf() {
 }
 
 hot_phase() {
-	local configs="base tracer tracer_full perf_ow perf_fwd bare_lean bare ftrace" cfgs=() c r i n t0 ns dt
+	local configs="base tracer tracer_full perf_ow perf_fwd bare_lean bare bare_time ftrace" cfgs=() c r i n t0 ns dt
 	[ $LEAN = 1 ] || configs=${configs/tracer_full /}
 	[ $HAVE_PERF = 1 ] || configs=${configs/perf_ow perf_fwd /}
 	ftrace_check
