@@ -234,3 +234,14 @@ for lay in lean full tp; do
 	testing "$lay: tracepoint samples have period 1" "1 " "$p"
 	check "$lay: timestamps never go backwards" monotonic "$T/$lay.out"
 done
+# One tracepoint twice (other filters): its common_type no longer says
+# which event a record is, so the kernel writes ids again.
+if start_tracer "$T/dup" 'sched:sched_switch sched:sched_switch/prev_pid==0/ signal:signal_generate buf=1m'; then
+	"$T/work" spin 50 signal >/dev/null 2>&1
+	stop_tracer >/dev/null
+	n=$(perf script -i "$T/dup.out" -F event 2>/dev/null | grep -c 'sched:sched_switch:')
+	m=$(perf script -i "$T/dup.out" 2>/dev/null | grep -c 'signal_generate: sig=10 ')
+	! grep -q 'no ids' "$T/dup.err" && [ "$n" -gt 0 ] && [ "$m" -gt 0 ] &&
+		pass "one tracepoint twice: ids written, $n sched_switch and $m signal_generate decode" ||
+		fail "one tracepoint twice: ids written, records decode" "$n, $m; $(head -1 "$T/dup.err")"
+fi
