@@ -1221,6 +1221,12 @@ static int lean_noid, noid_first;
 static u16 *tptab;
 static u64 tplo, tpn;
 
+/* A direct table's event (entries are event + 1, 0 for none). */
+static struct event *tab_ev(const u16 *t, u64 lo, u64 n, u64 key)
+{
+	return key - lo < n && t[key - lo] ? evs + t[key - lo] - 1 : 0;
+}
+
 static int idx_cmp(const void *a, const void *b)
 {
 	u64 x = *(const u64 *)a, y = *(const u64 *)b;
@@ -1265,23 +1271,6 @@ static void noid_init(void)
 	lean_noid = 1;
 }
 
-/* Under lean_noid, the event of a sample (TID TIME [CALLCHAIN] RAW at
- * a), by the common_type its raw data starts with; 0 if none. */
-static const struct event *noid_ev(const u64 *a, const u64 *end)
-{
-	const unsigned char *raw;
-	u16 type;
-
-	a += 2;
-	if (cfg_stack)
-		a += 1 + (a < end ? *a : 0);
-	if (a >= end)
-		return 0;
-	raw = (const unsigned char *)a + 4;
-	memcpy(&type, raw, 2);
-	return type - tplo < tpn && tptab[type - tplo] ? evs + tptab[type - tplo] - 1 : 0;
-}
-
 static void ids_init(void)
 {
 	int i, j;
@@ -1307,7 +1296,7 @@ struct event *ev_by_id(u64 id)
 	int lo = 0, hi = nidx;
 
 	if (idtab)
-		return id - idlo < idn && idtab[id - idlo] ? evs + idtab[id - idlo] - 1 : 0;
+		return tab_ev(idtab, idlo, idn, id);
 	while (lo < hi) {
 		int m = (lo + hi) / 2;
 
@@ -1327,24 +1316,42 @@ static u64 lean_type(const struct event *e)
 	return e->attr.type == TYPE_TRACEPOINT ? t & ~(u64)(S_IP | S_PERIOD) : t;
 }
 
-/* ... for the event a record's IDENTIFIER names (the first if none). */
-static u64 lean_type_id(u64 id)
+/* The event of a lean sample whose body is [a, end): by its IDENTIFIER,
+ * or under lean_noid (TID TIME [CALLCHAIN] RAW) by the common_type its
+ * raw data starts with; 0 if it names none. */
+static struct event *lean_ev(const u64 *a, const u64 *end)
 {
-	const struct event *e = ev_by_id(id);
+	u16 type;
 
-	return lean_type(e ? e : evs);
+	if (!lean_noid)
+		return ev_by_id(a[0]);
+	a += 2;
+	if (cfg_stack)
+		a += 1 + (a < end ? *a : 0);
+	if (a >= end)
+		return 0;
+	memcpy(&type, (const unsigned char *)a + 4, 2);	/* after RAW's u32 size */
+	return tab_ev(tptab, tplo, tpn, type);
+}
+
+/* What the kernel wrote for a lean sample: its event's layout, or for
+ * one that names none, the first ring event's (under lean_noid the
+ * same for all). */
+static u64 lean_type_of(const struct event *e)
+{
+	return lean_type(e ? e : evs + noid_first);
 }
 
 static u64 lean_time(const struct rec_hdr *h)
 {
 	const u64 *a = (const u64 *)(h + 1);
+	u64 k;
 
 	/* the trailer: TID TIME [IDENTIFIER] */
 	if (h->type != REC_SAMPLE)
 		return *(const u64 *)((const unsigned char *)h + h->size - 16 + 8 * lean_noid);
-	if (lean_noid)
-		return a[1];
-	return a[1 + !!(lean_type_id(a[0]) & S_IP) + 1];
+	k = lean_type_of(lean_ev(a, (const u64 *)((const char *)h + h->size)));
+	return a[!!(k & S_IDENTIFIER) + !!(k & S_IP) + 1];
 }
 
 /* A lean record from ring ri in the full layout, written at o (which
@@ -1375,15 +1382,11 @@ static size_t lean_expand(const struct rec_hdr *h, int ri, unsigned char *o)
 		 * trailer's layout is the same for all) */
 		PUT(lean_noid ? evs[noid_first].ids[ri] : a[2]);
 	} else {
-		if (lean_noid) {
-			if (!(e = noid_ev(a, end)))
-				return 0;
-			k = lean_type(e);
-			PUT(e->ids[ri]);
-		} else {
-			k = lean_type_id(a[0]);
-			PUT(*a++);	/* IDENTIFIER */
-		}
+		e = lean_ev(a, end);
+		k = lean_type_of(e);
+		if (!e && !(k & S_IDENTIFIER))
+			return 0;	/* no id to put back */
+		PUT(k & S_IDENTIFIER ? *a++ : e->ids[ri]);
 		PUT(k & S_IP ? *a++ : 0);
 		PUT(*a++);		/* TID */
 		PUT(*a++);		/* TIME */

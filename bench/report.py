@@ -138,19 +138,15 @@ def ratio_row(name, a, b, target, is_goal=True):
 if hot:
     ratio_row("tracer (default) / perf --overwrite", "tracer", "perf_ow", 0.85)
     ratio_row("tracer (default) / bare floor, same attrs", "tracer", "bare_lean", 1.05)
-if not hot:
-    pass  # no hot path in this run: no ratio goals
-elif lean:
-    ratio_row("tracer full / perf --overwrite", "tracer_full", "perf_ow", 0.85, False)
-    ratio_row("tracer full / bare floor, same attrs", "tracer_full", "bare", 1.05)
-if hot:
+if hot:  # else no hot path in this run: no ratio goals
+    if lean:
+        ratio_row("tracer full / perf --overwrite", "tracer_full", "perf_ow", 0.85, False)
+        ratio_row("tracer full / bare floor, same attrs", "tracer_full", "bare", 1.05)
+    else:
+        q("| tracer full / ... | n/a (no full layout key in this build) | | | |")
+        goal("tracer full ratios", "≤ 0.85 / ≤ 1.05", "n/a (no full layout key in this build)", None)
     ratio_row("bare floor, TIME alone / perf --overwrite", "bare_time", "perf_ow", 0, False)
     ratio_row("bare floor, tracer's layout / perf --overwrite", "bare_lean", "perf_ow", 0, False)
-if not hot or lean:
-    pass
-else:
-    q("| tracer full / ... | n/a (no full layout key in this build) | | | |")
-    goal("tracer full ratios", "≤ 0.85 / ≤ 1.05", "n/a (no full layout key in this build)", None)
 q("")
 q("Per round (ns/call; * = other perf users were seen):\n")
 rs = sorted(all_rounds)
