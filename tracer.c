@@ -1351,7 +1351,7 @@ static u64 lean_time(const struct rec_hdr *h)
 	if (h->type != REC_SAMPLE)
 		return *(const u64 *)((const unsigned char *)h + h->size - 16 + 8 * lean_noid);
 	k = lean_type_of(lean_ev(a, (const u64 *)((const char *)h + h->size)));
-	return a[!!(k & S_IDENTIFIER) + !!(k & S_IP) + 1];
+	return a[!lean_noid + !!(k & S_IP) + 1];	/* [IDENTIFIER] [IP] TID TIME */
 }
 
 /* A lean record from ring ri in the full layout, written at o (which
@@ -1383,10 +1383,10 @@ static size_t lean_expand(const struct rec_hdr *h, int ri, unsigned char *o)
 		PUT(lean_noid ? evs[noid_first].ids[ri] : a[2]);
 	} else {
 		e = lean_ev(a, end);
-		k = lean_type_of(e);
-		if (!e && !(k & S_IDENTIFIER))
+		if (lean_noid && !e)
 			return 0;	/* no id to put back */
-		PUT(k & S_IDENTIFIER ? *a++ : e->ids[ri]);
+		k = lean_type_of(e);
+		PUT(lean_noid ? e->ids[ri] : *a++);	/* IDENTIFIER */
 		PUT(k & S_IP ? *a++ : 0);
 		PUT(*a++);		/* TID */
 		PUT(*a++);		/* TIME */
