@@ -77,7 +77,7 @@ static void attr_out(const struct perf_attr *a, unsigned char *o)
 #define TRAILER 32
 
 enum { F_TRACING = 1, F_BUILD_ID, F_HOSTNAME, F_OSRELEASE, F_VERSION, F_ARCH,
-       F_NRCPUS, F_CMDLINE = 11, F_EVENT_DESC };
+       F_NRCPUS, F_CPUDESC, F_CMDLINE = 11, F_EVENT_DESC };
 
 struct buf {
 	char *p;
@@ -154,7 +154,7 @@ static int note_build_id(const unsigned char *p, long len, u8 *id)
 }
 
 static struct buf tracing, feats, kbid;
-static struct { int id; size_t off, len; } feat[8];
+static struct { int id; size_t off, len; } feat[10];
 static int nfeat;
 static u64 ktext;
 
@@ -288,7 +288,8 @@ static u64 kernel_text(void)
 
 /* HEADER_BUILD_ID for the kernel, from /sys/kernel/notes: perf then
  * refuses a kallsyms or vmlinux of another build instead of silently
- * using the host's. Kept in kbid, in output order. */
+ * using the host's. Kept in kbid, in output order. 64 bytes: perf 7.2
+ * and later refuse a record whose size is not a multiple of 8. */
 static void kernel_build_id(void)
 {
 	unsigned char notes[4096];
@@ -299,9 +300,10 @@ static void kernel_build_id(void)
 		int32_t pid;
 		u8 id[20], len, r1;
 		u16 r2;
-		char name[24];
+		char name[28];
 	} r;
 
+	_Static_assert(sizeof(r) % 8 == 0, "a record's size is a multiple of 8");
 	memset(&r, 0, sizeof(r));
 	if (n <= 0 || !note_build_id(notes, n, r.id))
 		return;
@@ -313,6 +315,34 @@ static void kernel_build_id(void)
 	memcpy(r.name, "[kernel.kallsyms]", 18);
 	oswap((void *)&r, (unsigned char *)&r + 12, "4224");
 	bput(&kbid, &r, sizeof(r));
+}
+
+/* HEADER_CPUDESC, as perf writes it: the CPU's name from /proc/cpuinfo,
+ * whose key differs by arch (x86 and arm "model name", mips "cpu model",
+ * powerpc "cpu", s390 "vendor_id"), else the machine. perf 6.1's data
+ * convert --to-json crashes on a file without it (and reads no stream). */
+static void cpu_desc(const char *machine)
+{
+	static const char *key[] = { "model name", "cpu model", "cpu", "vendor_id" };
+	char t[4096], *p, *q;
+	long n = readfile("/proc/cpuinfo", t, sizeof(t) - 1);
+	size_t k, l;
+
+	t[n > 0 ? n : 0] = 0;
+	for (k = 0; k < sizeof(key) / sizeof(*key); k++) {
+		l = strlen(key[k]);
+		for (p = t; p; p = (q = xstrchr(p, '\n')) ? q + 1 : 0) {
+			if (strncmp(p, key[k], l) || p[l + span(p + l, " \t", 1)] != ':')
+				continue;
+			p += l + span(p + l, " \t:", 1);
+			p[span(p, "\n", 0)] = 0;
+			if (*p) {
+				bstr(&feats, p);
+				return;
+			}
+		}
+	}
+	bstr(&feats, machine);
 }
 
 /* The features, once: they say where and what was recorded. */
@@ -338,6 +368,11 @@ void pd_features_build(int ncpu_avail, int ncpu_online)
 	fput32(&feats, ncpu_avail);
 	fput32(&feats, ncpu_online);
 	feat_end();
+	if (CFG_PERF_FILE) {
+		feat_begin(F_CPUDESC);
+		cpu_desc(u.machine);
+		feat_end();
+	}
 	feat_begin(F_CMDLINE);
 	fput32(&feats, targc);
 	for (i = 0; i < targc; i++)
@@ -512,21 +547,18 @@ static void comm_one(unsigned long tid, void *ctx)
 	rec(REC_COMM, 0, &c, sizeof(c), "44", comm);
 }
 
-/* MMAP2 for each executable mapping that has a name. */
 /* The GNU build-id note of an ELF file, from its program headers and
  * notes only; 20 bytes into id, or 0. Files are the target's own, so in
  * its byte order. */
-static int elf_build_id(const char *path, u8 *id)
+static int elf_build_id(int fd, u8 *id)
 {
 	unsigned char e[64], ph[56], note[1024];
-	int fd = open(path, O_RDONLY | O_CLOEXEC), i, n = 0, wide;
+	int i, n = 0, wide;
 	u64 phoff;
 	u16 phent, phnum;
 
-	if (fd < 0)
-		return 0;
 	if (pread(fd, e, 64, 0) != 64 || memcmp(e, "\177ELF", 4))
-		goto out;
+		return 0;
 	wide = e[4] == 2;
 	if (wide) {
 		memcpy(&phoff, e + 32, 8);
@@ -561,9 +593,42 @@ static int elf_build_id(const char *path, u8 *id)
 		len = pread(fd, note, sz < sizeof(note) ? sz : sizeof(note), off);
 		n = note_build_id(note, len, id);
 	}
-out:
-	close(fd);
 	return n;
+}
+
+/* The build-id of the file a mapping shows (path, device, inode), or 0.
+ * The path is opened without blocking and read only if it is still that
+ * very inode: anyone may have put another build, or a FIFO, there since.
+ * statx tells device and inode in one layout on every arch (stx_ino at
+ * 32, stx_dev_major and _minor at 136 and 140); on a kernel before 4.11
+ * there is none, and no build-id. Most maps are of the same few files,
+ * so the last answers are kept by identity. */
+int map_build_id(const char *path, u32 maj, u32 min, u64 ino, u8 *id)
+{
+	static struct { u64 ino; u32 maj, min; int n; u8 id[20]; } c[32];
+	u64 sx[32];
+	u32 d[2];
+	int fd, k = (ino ^ maj ^ min << 8) & 31;
+
+	if (!CFG_BUILDID || !ino)
+		return 0;
+	if (c[k].ino == ino && c[k].maj == maj && c[k].min == min) {
+		memcpy(id, c[k].id, 20);
+		return c[k].n;
+	}
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	if (syscall(SYS_statx, fd, "", AT_EMPTY_PATH, 0x100 /* STATX_INO */, sx) ||
+	    (memcpy(d, (char *)sx + 136, 8), sx[4] != ino || d[0] != maj || d[1] != min)) {
+		close(fd);
+		return 0;
+	}
+	c[k].n = elf_build_id(fd, c[k].id);
+	close(fd);
+	c[k].ino = ino, c[k].maj = maj, c[k].min = min;
+	memcpy(id, c[k].id, 20);
+	return c[k].n;
 }
 
 static void maps_emit(u32 pid, char *b, int emit, u32 *h)
@@ -600,7 +665,7 @@ static void maps_emit(u32 pid, char *b, int emit, u32 *h)
 		m.min = xtou(q + 1, &q, 16);
 		m.ino = xtou(q + 1, &q, 10);
 		/* With its build-id, perf refuses a host file that differs. */
-		if (CFG_BUILDID && *path == '/' && elf_build_id(path, (u8 *)&m.maj + 4) > 0) {
+		if (*path == '/' && map_build_id(path, m.maj, m.min, m.ino, (u8 *)&m.maj + 4)) {
 			memset(&m.maj, 0, 4);
 			*(u8 *)&m.maj = 20;
 			rec(REC_MMAP2, MISC_USER | MISC_MMAP_BUILD_ID, &m, sizeof(m),
@@ -813,7 +878,7 @@ void pd_file_head(void)
  * offsets are known. Sections follow the feature bits in order. */
 int pd_file_end(int fd)
 {
-	struct section s[10];
+	struct section s[2 + 10];	/* tracing, build-ids, feat[] */
 	int i, n = 0, err;
 	u64 at;
 

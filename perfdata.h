@@ -61,6 +61,7 @@ void pd_file_head(void);
 void pd_sideband(int only_new);
 void pd_record(const struct rec_hdr *h);
 void pd_comm(u32 pid, u32 tid, const char *comm);
+int map_build_id(const char *path, u32 maj, u32 min, u64 ino, u8 *id);
 void pd_stream_round(void);
 int pd_file_end(int fd);
 

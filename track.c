@@ -4,8 +4,7 @@
  * something goes wrong the ring has long overwritten them, and a process
  * that already exited is not in /proc either. So each CPU also has a
  * small forward ring for a dummy event that carries comm, exec, mmap2
- * (executable maps, with build-ids where the kernel has them) and
- * fork/exit records. It wakes us only at a watermark, and we fold what
+ * (executable maps) and fork/exit records. It wakes us only at a watermark, and we fold what
  * it holds into a bounded table: per process, its records in time order.
  * At dump time the table's records go into the dump with their own
  * timestamps, sorted among the samples, so perf sees each comm and map
@@ -151,7 +150,33 @@ static void fork_comm(struct slot *from, struct slot *to, const u32 *f, u64 t)
 		slot_proc_comm(to, f, t);
 }
 
-static void fold(const struct rec_hdr *h)
+/* An MMAP2 record with the build-id of its file in place of device and
+ * inode (the same 24 bytes), so perf refuses a host file of another
+ * build. The kernel could write it (attr.build_id, 5.12+), but it leaves
+ * the build-id flag in the record it shares with every other session:
+ * a perf record started before us then gets device and inode flagged as
+ * a build-id, and perf 6.1 aborts. So we read it, while the file is
+ * most likely still the one mapped. */
+static void mmap_build_id(struct rec_hdr *h)
+{
+	unsigned char *p = (void *)h;
+	u32 dev[2];
+	u64 ino;
+	u8 id[20];
+
+	if (h->misc & MISC_MMAP_BUILD_ID || h->size < 72 + 8 + 32 || p[h->size - 33])
+		return;		/* no room for a name and the trailer, or no NUL */
+	memcpy(dev, p + 40, 8);
+	memcpy(&ino, p + 48, 8);
+	if (!map_build_id((char *)p + 72, dev[0], dev[1], ino, id))
+		return;
+	memset(p + 40, 0, 24);
+	p[40] = 20;
+	memcpy(p + 44, id, 20);
+	h->misc |= MISC_MMAP_BUILD_ID;
+}
+
+static void fold(struct rec_hdr *h)
 {
 	const u32 *f = (const u32 *)(h + 1);	/* pid, (p)pid/tid, ... */
 	struct slot *s, *p;
@@ -159,8 +184,10 @@ static void fold(const struct rec_hdr *h)
 	unsigned off;
 
 	switch (h->type) {
-	case REC_COMM:
 	case REC_MMAP2:
+		mmap_build_id(h);
+		/* fall through */
+	case REC_COMM:
 		slot_add(slot_get(f[0], 1), h);
 		break;
 	case REC_FORK:		/* pid, ppid, tid, ptid, time */
@@ -203,10 +230,8 @@ static struct bix {
 
 static void batch_add(const struct rec_hdr *h, void *ctx)
 {
-	if (nbatch + h->size > (size_t)ntr * TRACK_RING) {
-		fold(h);	/* cannot happen: the rings hold no more */
-		return;
-	}
+	if (nbatch + h->size > (size_t)ntr * TRACK_RING)
+		return;		/* cannot happen: the rings hold no more */
 	memcpy(batch + nbatch, h, h->size);
 	nbatch += h->size;
 }
@@ -238,8 +263,7 @@ void track_init(int n)
 }
 
 /* One tracking ring for CPU number i; returns its fd for poll, or -1 if
- * the kernel has no dummy event. build_id (5.12+) is asked for, and left
- * out when the kernel refuses it. */
+ * the kernel has no dummy event. Never attr.build_id: see mmap_build_id. */
 int track_open(int i, int cpu)
 {
 	struct perf_attr a = { 0 };
@@ -253,13 +277,9 @@ int track_open(int i, int cpu)
 	a.sample_type = S_IDENTIFIER | S_IP | S_TID | S_TIME | S_CPU | S_PERIOD;
 	a.flags = ATTR_SAMPLE_ID_ALL | ATTR_EXCLUDE_GUEST | ATTR_WATERMARK |
 		  ATTR_BIT(8) /* mmap */ | ATTR_BIT(9) /* comm */ | ATTR_BIT(13) /* task */ |
-		  ATTR_BIT(23) /* mmap2 */ | ATTR_BIT(24) /* comm_exec */ | ATTR_BIT(34) /* build_id */;
+		  ATTR_BIT(23) /* mmap2 */ | ATTR_BIT(24) /* comm_exec */;
 	a.wakeup_events = TRACK_RING / 2;	/* wakeup_watermark: batches */
 	fd = ring_event_open(&a, cpu, -1);
-	if (fd < 0) {
-		a.flags &= ~ATTR_BIT(34);
-		fd = ring_event_open(&a, cpu, -1);
-	}
 	if (fd < 0)
 		return -1;
 	if (ring_map(tr + i, fd, cpu, TRACK_RING, 1))

@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# The host readers that judge tracer's dumps, from Debian's own packages:
+#   6.1       the host's perf (bookworm's linux-perf)
+#   6.12      perf in a debootstrap --variant=minbase trixie chroot
+#   sid       the newest packaged perf, in a sid chroot (7.x in 2026)
+#   perfparser  hotspot's reader (bookworm's hotspot, no recommends)
+# The chroots are built once into $TRACER_READERS_CACHE (default
+# /var/cache/tracer-readers, outside the tree) and reused; a half-built
+# one is never taken for done (it is built aside and renamed). The mirror
+# is the machine's own, read from its apt sources.
+#
+# Usage: test/setup-readers.sh [trixie|sid|perfparser|all]   (default all)
+# Exit 0 when every reader asked for is there; otherwise 1 and one line
+# per reader missing, with the reason.
+set -u
+export DEBIAN_FRONTEND=noninteractive
+CACHE=${TRACER_READERS_CACHE:-/var/cache/tracer-readers}
+APT=(-y -q --no-install-recommends -o DPkg::Lock::Timeout=300 -o Acquire::Retries=3)
+
+# The machine's Debian mirror: the first URI whose suites name this
+# release's codename, in deb822 .sources or one-line lists.
+mirror() {
+	local code
+	code=$(. /etc/os-release && echo "$VERSION_CODENAME")
+	{ cat /etc/apt/sources.list.d/*.sources 2>/dev/null; echo; } | awk -v c="$code" '
+		/^URIs:/ { u = $2 } /^Suites:/ { for (i = 2; i <= NF; i++) if ($i == c) { print u; exit } }
+		/^$/ { u = "" }' | grep . ||
+	cat /etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null |
+		awk -v c="$code" '$1 == "deb" { for (i = 2; i <= NF; i++) if ($i ~ /^(http|https|file):/ && $(i + 1) == c) { print $i; exit } }'
+}
+
+# chroot_perf SUITE: $CACHE/SUITE with linux-perf installed.
+chroot_perf() {
+	local s=$1 d=$CACHE/$1 m
+	[ -x "$d/usr/bin/perf" ] && chroot "$d" perf version >/dev/null 2>&1 && return 0
+	command -v debootstrap >/dev/null ||
+		apt-get install "${APT[@]}" debootstrap >/dev/null 2>&1 ||
+		{ echo "$s: can't install debootstrap"; return 1; }
+	m=$(mirror | head -1)
+	[ -n "$m" ] || { echo "$s: no Debian mirror in /etc/apt/sources.list*"; return 1; }
+	rm -rf "$d.new"
+	mkdir -p "$CACHE"
+	debootstrap --variant=minbase "$s" "$d.new" "$m" >"$CACHE/$s.log" 2>&1 ||
+		{ echo "$s: debootstrap $s from $m failed: $(tail -1 "$CACHE/$s.log")"; return 1; }
+	cp /etc/resolv.conf "$d.new/etc/resolv.conf" 2>/dev/null
+	chroot "$d.new" apt-get install "${APT[@]}" linux-perf >>"$CACHE/$s.log" 2>&1 ||
+		{ echo "$s: apt-get install linux-perf failed: $(tail -1 "$CACHE/$s.log")"; return 1; }
+	chroot "$d.new" apt-get clean
+	chroot "$d.new" perf version >/dev/null 2>&1 ||
+		{ echo "$s: perf does not run in the chroot"; return 1; }
+	rm -rf "$d" && mv "$d.new" "$d"
+}
+
+perfparser() {
+	local p=/usr/lib/x86_64-linux-gnu/libexec/hotspot-perfparser
+	command -v hotspot-perfparser >/dev/null && return 0
+	[ -x "$p" ] || apt-get install "${APT[@]}" hotspot >/dev/null 2>&1 ||
+		{ apt-get update -qq >/dev/null 2>&1; apt-get install "${APT[@]}" hotspot >/dev/null 2>&1; } ||
+		{ echo "perfparser: apt-get install hotspot failed"; return 1; }
+	p=$(dpkg -L hotspot 2>/dev/null | grep -m1 '/hotspot-perfparser$')
+	[ -x "$p" ] || { echo "perfparser: hotspot has no hotspot-perfparser"; return 1; }
+	ln -sf "$p" /usr/local/bin/hotspot-perfparser
+}
+
+[ "$(id -u)" = 0 ] || { echo "setup-readers: needs root (debootstrap, chroot)"; exit 1; }
+exec 9>/var/lock/tracer-readers.lock
+flock 9	# two test runs build one chroot once
+rc=0
+for r in ${@:-all}; do
+	case $r in
+	all) chroot_perf trixie || rc=1; chroot_perf sid || rc=1; perfparser || rc=1 ;;
+	trixie|sid) chroot_perf "$r" || rc=1 ;;
+	perfparser) perfparser || rc=1 ;;
+	*) echo "setup-readers: unknown reader '$r'"; exit 2 ;;
+	esac
+done
+exit $rc
