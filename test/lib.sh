@@ -63,6 +63,9 @@ need_tools() {
 	command -v python3 >/dev/null || pkgs="$pkgs python3"
 	[ -z "$pkgs" ] || DEBIAN_FRONTEND=noninteractive apt-get install -y -q $pkgs >/dev/null ||
 		die_setup "apt-get install$pkgs failed"
+	# the reader matrix of t_readers.sh; a reader that fails shows up
+	# there as a SKIP with this log's reason
+	test/setup-readers.sh all >"$T/readers.log" 2>&1 || echo "setup-readers failed: $(cat "$T/readers.log")"
 	# for the cross-build test; a failure here shows up as its SKIP
 	test/setup-cross.sh aarch64 >"$T/cross.log" 2>&1 || echo "setup-cross failed: $(tail -3 "$T/cross.log")"
 }
@@ -132,4 +135,40 @@ monotonic() {
 	perf script -i "$1" -F time --ns 2>/dev/null | tr -d ' :' |
 		awk -F. 'NF { t = $1 * 1e9 + $2; if (t < last) bad++; last = t; n++ }
 			END { exit !(n > 0 && !bad) }'
+}
+
+# ---- the reader matrix: perf 6.1 (host), 6.12 (trixie), newest (sid) ----
+# READERS: "host" and each chroot (under $RCACHE) that is built and runs
+# perf; rperf VER ARGS... runs that version. A chroot sees /proc, /sys
+# (perf checks the kernel's build-id there) and $T at the same paths, so
+# a dump's paths and the workload's binaries are the same inside.
+RCACHE=${TRACER_READERS_CACHE:-/var/cache/tracer-readers}
+READERS=host MOUNTS=
+
+rperf() {
+	local v=$1; shift
+	if [ "$v" = host ]; then perf "$@"; else chroot "$RCACHE/$v" perf "$@"; fi
+}
+
+# rlabel VER: "6.1.187", "6.12.117", "7.2.13"
+rlabel() { rperf "$1" version 2>/dev/null | awk '{ print $3 }'; }
+
+readers_up() {
+	local s d
+	for s in trixie sid; do
+		chroot "$RCACHE/$s" perf version >/dev/null 2>&1 || continue
+		for d in /proc /sys "$T"; do
+			mkdir -p "$RCACHE/$s$d"
+			mountpoint -q "$RCACHE/$s$d" || mount --bind "$d" "$RCACHE/$s$d" || continue
+			MOUNTS="$RCACHE/$s$d $MOUNTS"
+		done
+		READERS="$READERS $s"
+	done
+}
+
+# Every exit path of run.sh comes here (its EXIT trap), before $T goes.
+readers_down() {
+	local m
+	for m in $MOUNTS; do umount "$m" 2>/dev/null || umount -l "$m"; done
+	MOUNTS=
 }

@@ -1,0 +1,279 @@
+# The reader matrix: every dump mode, made with uniquely named workloads,
+# read by perf 6.1 (the host's), perf 6.12 (trixie), the newest packaged
+# perf (sid) and hotspot's perfparser. Every version must decode the same
+# workload facts as 6.1, which the workload itself vouches for. A tool
+# that fails on our dump is our bug, unless it fails the same way on
+# perf's own recording of the same events: then it is a perf limit, and
+# the test says so.
+
+readers_up
+for s in trixie sid; do
+	case " $READERS " in *" $s "*) ;; *)
+		skip "reader matrix: perf of $s" "no chroot: $(grep "^$s:" "$T/readers.log" || echo "test/setup-readers.sh $s failed")" ;;
+	esac
+done
+PP=; command -v hotspot-perfparser >/dev/null && PP=hotspot-perfparser ||
+	skip "reader matrix: hotspot-perfparser" "$(grep '^perfparser:' "$T/readers.log" || echo "not installed")"
+echo "readers: $(for v in $READERS; do printf '%s=%s ' $v "$(rlabel $v)"; done)${PP:+perfparser}"
+
+R=rd$$x$RANDOM; R=${R:0:9}	# workload names: $R + mode, at most 15
+EVS="sched:sched_switch sched:sched_wakeup sched:sched_process_exec signal:signal_generate cpu-clock"
+
+# facts VER FILE [NAME PID]...: what perf script shows of a dump, a fact
+# a line: records per event, and per workload its exec, its comm (on
+# samples of its pid), its signal's fields and its own function in
+# cpu-clock samples; cpu-clock samples with a kernel symbol, kernel
+# callchains through the scheduler, and whether time runs forward.
+# Field widths differ between versions; the facts do not.
+facts() {
+	local v=$1 f=$2; shift 2
+	rperf "$v" script -i "$f" --ns 2>/dev/null | awk -v T="$T" -v wl="$*" '
+	BEGIN { n = split(wl, a, " "); for (i = 1; i < n; i += 2) pid[a[i]] = a[i + 1] }
+	/^[ \t]+[0-9a-f]+ / { if ($2 ~ /^(__schedule|schedule)(\+|$)/) chain++; next }
+	{
+		for (i = 2; i < NF && $i !~ /^[0-9]+\.[0-9]+:$/; i++) ;
+		if (i >= NF) next
+		split($i, tm, /[.:]/); t = tm[1] * 1e9 + tm[2]; if (t < last) back++; last = t
+		for (j = i + 1; j <= NF && ($j !~ /:$/ || $j ~ /^[0-9]+:?$/); j++) ;
+		ev = $j; rec[ev]++
+		if (ev == "cpu-clock:" && /\(\[kernel\.kallsyms\]\)/ && !/\[unknown\]/) ksym++
+		for (w in pid) {
+			if ($1 == w && $2 == pid[w]) { comm[w]++; if (ev == "cpu-clock:" && /work_hot_loop/) usym[w]++ }
+			if (ev == "sched:sched_process_exec:" && index($0, "filename=" T "/" w " ")) exec[w]++
+			if (index($0, "sig=10 errno=0 code=0 comm=" w " pid=" pid[w] " ")) sig[w]++
+		}
+	}
+	END {
+		for (e in rec) print "records", e, rec[e]
+		for (w in pid) print "exec", w, exec[w] + 0; for (w in pid) print "comm", w, comm[w] + 0
+		for (w in pid) print "signal", w, sig[w] + 0; for (w in pid) print "usym", w, usym[w] + 0
+		print "ksym", ksym + 0; print "chain", chain + 0; print "backwards", back + 0
+	}' | sort
+}
+
+# fact FACTS KEY: the number a fact line "KEY N" gives, or 0
+fact() { echo "$1" | awk -v k="$2" 'substr($0, 1, length(k) + 1) == k " " { n = $NF } END { print n + 0 }'; }
+
+# expect MODE FACTS KEY...: each KEY counts more than 0 in 6.1's facts
+expect() {
+	local m=$1 f=$2 k; shift 2
+	for k in "$@"; do
+		[ "$(fact "$f" "$k")" -gt 0 ] && pass "$m: perf 6.1 decodes $k ($(fact "$f" "$k"))" ||
+			fail "$m: perf 6.1 decodes $k" "$(echo "$f" | tr '\n' ';')"
+	done
+	testing "$m: perf 6.1: timestamps never go backwards" 0 "$(fact "$f" backwards)"
+}
+
+# judge NAME VER CHECK OURS OWN: "CHECK VER FILE" must hold for our dump
+# OURS. If it fails there and on perf's own recording OWN too, that is a
+# limit of this perf version, and said so; if only on ours, our bug.
+judge() {
+	local name=$1 v=$2 c=$3
+	if $c $v "$4"; then pass "$name"
+	elif [ -s "$5" ] && ! $c $v "$5"; then skip "$name" "perf $(rlabel $v) limit: fails on perf's own recording too"
+	else fail "$name" "$(tail -2 "$T/judge.log" | tr '\n' ' ')"; fi
+}
+
+# own FILE EVENTS NAME ARGS...: perf 6.1's own file of EVENTS, system
+# wide, while the workload NAME runs ARGS (made once)
+own() {
+	local f=$1 e=$2 w=$3; shift 3
+	[ -s "$f" ] || perf record -q -a -e "${e// /,}" -o "$f" -- "$T/$w" "$@" >/dev/null 2>&1
+}
+
+# tools MODE FILE FACTS61: every reader's perf on one dump: the same
+# facts as 6.1, and what report, script -F, evlist and the header say.
+# NEV: how many events the mode records.
+tools() {
+	local m=$1 f=$2 f61=$3 v l fv w=${WL# }
+	w=${w%% *}	# the first workload
+	for v in $READERS; do
+		l=$(rlabel $v)
+		if [ $v != host ]; then
+			fv=$(facts $v "$f" $WL)
+			[ "$fv" = "$f61" ] && pass "$m: perf $l decodes the same facts as 6.1" ||
+				fail "$m: perf $l decodes the same facts as 6.1" "$(diff <(echo "$f61") <(echo "$fv") | grep '^[<>]' | head -6 | tr '\n' ' ')"
+		fi
+		rperf $v report --stdio --sort comm -i "$f" >"$T/rep.$v" 2>&1 &&
+			grep -qE "^ +[0-9.]+% +$w +\$" "$T/rep.$v" &&
+			pass "$m: perf $l report shows the workload" ||
+			fail "$m: perf $l report shows the workload" "$(grep -m3 -E 'rror|^ +[0-9]' "$T/rep.$v" | tr '\n' ' ')"
+		grep -E '^# (Samples|Event count)' "$T/rep.$v" >"$T/repn.$v"
+		[ $v = host ] || check "$m: perf $l report counts what 6.1 counts" cmp -s "$T/repn.host" "$T/repn.$v"
+		n=$(rperf $v script -F comm,pid,tid,cpu,time,event,trace -i "$f" 2>/dev/null |
+			grep -c "sig=10 errno=0 code=0 comm=$w ")
+		[ "$n" -gt 0 ] && pass "$m: perf $l script -F ...,trace decodes the fields" ||
+			fail "$m: perf $l script -F ...,trace decodes the fields"
+		rperf $v evlist -v -i "$f" >"$T/evl" 2>&1; rc=$?
+		testing "$m: perf $l evlist -v: $NEV events, as recorded" "0 $NEV" \
+			"$rc $(grep -cE 'sample_type: IP\|TID\|TIME\|(CALLCHAIN\|)?CPU\|PERIOD' "$T/evl")"
+		rperf $v report --header-only -i "$f" 2>&1 | grep -q "^# os release : $(uname -r)" &&
+			pass "$m: perf $l report --header-only" || fail "$m: perf $l report --header-only"
+	done
+}
+
+stop_works() { local p; for p in $WORKS; do kill $p 2>/dev/null; done; WORKS=; wait 2>/dev/null; }
+
+# workload NAME: run one, uniquely named, to be found in the dump; WL
+# collects "NAME PID" for facts
+WL=
+workload() {
+	run_work "$1" spin 300 sleep 20 signal sleep 20 hold
+	WL="$WL $1 $WPID"
+	sleep 0.6
+}
+
+# --- 1. the default config on stdout, three dumps in one stream ---
+WL=
+if start_tracer "$T/m1" 'buf=4m'; then
+	workload ${R}st1; dump_wait "$T/m1" 1
+	workload ${R}st2; dump_wait "$T/m1" 2
+	workload ${R}st3; stop_tracer >/dev/null
+	f=$(facts host "$T/m1.out" $WL)
+	expect stream "$f" "exec ${R}st1" "exec ${R}st2" "exec ${R}st3" "comm ${R}st1" "comm ${R}st3" \
+		"signal ${R}st1" "signal ${R}st2" "signal ${R}st3" "usym ${R}st2" ksym
+	NEV=6 tools stream "$T/m1.out" "$f"
+fi
+stop_works
+
+# --- 2. tracepoints alone, each once: the kernel writes no ids ---
+WL=
+if start_tracer "$T/m2" 'sched:sched_switch sched:sched_process_exec signal:signal_generate buf=2m'; then
+	workload ${R}tp; stop_tracer >/dev/null
+	grep -q 'no ids' "$T/m2.err" || fail "tp: the id-less layout" "$(head -1 "$T/m2.err")"
+	f=$(facts host "$T/m2.out" $WL)
+	expect tp "$f" "exec ${R}tp" "comm ${R}tp" "signal ${R}tp"
+	NEV=3 tools tp "$T/m2.out" "$f"
+fi
+stop_works
+
+# --- 3. full: the kernel writes perf's layout ---
+WL=
+if start_tracer "$T/m3" 'buf=4m full'; then
+	workload ${R}fu; stop_tracer >/dev/null
+	f=$(facts host "$T/m3.out" $WL)
+	expect full "$f" "exec ${R}fu" "comm ${R}fu" "signal ${R}fu" "usym ${R}fu" ksym
+	NEV=6 tools full "$T/m3.out" "$f"
+fi
+stop_works
+
+# --- 4. stack: kernel callchains ---
+WL=
+if start_tracer "$T/m4" 'sched:sched_switch sched:sched_process_exec signal:signal_generate cpu-clock@199 stack buf=4m'; then
+	workload ${R}sk; stop_tracer >/dev/null
+	f=$(facts host "$T/m4.out" $WL)
+	expect stack "$f" "exec ${R}sk" "comm ${R}sk" "signal ${R}sk" chain
+	NEV=4 tools stack "$T/m4.out" "$f"
+fi
+stop_works
+
+# --- 5. frame=text, extracted with -x ---
+WL=
+if start_tracer "$T/m5" 'buf=2m frame=text'; then
+	workload ${R}fr; stop_tracer >/dev/null
+	"$TRACER" -x <"$T/m5.out" >"$T/m5.data" 2>"$T/m5.x"
+	f=$(facts host "$T/m5.data" $WL)
+	expect frame "$f" "exec ${R}fr" "comm ${R}fr" "signal ${R}fr" "usym ${R}fr" ksym
+	NEV=6 tools frame "$T/m5.data" "$f"
+fi
+stop_works
+
+# --- 6. a tripwire's dump: the workload's signal trips it ---
+WL=
+rm -f "$T/m6.data"*
+if start_tracer "$T/m6" -o "$T/m6.data" "$EVS@49 trip=signal:signal_generate/sig==10/ dumps=1 buf=2m"; then
+	workload ${R}tw
+	wait $TPID; wait_line "$T/m6" "dump 1 (trip " >/dev/null
+	f=$(facts host "$T/m6.data" $WL)
+	expect trip "$f" "exec ${R}tw" "comm ${R}tw" "signal ${R}tw" "usym ${R}tw" ksym
+	NEV=6 tools trip "$T/m6.data" "$f"	# 5 and the tripwire
+fi
+stop_works
+
+# --- 7. -o FILE: file mode, and the tools that need it ---
+WL=
+rm -f "$T/m7.data"*
+if start_tracer "$T/m7" -o "$T/m7.data" "$EVS@49 buf=4m"; then
+	workload ${R}fi; stop_tracer >/dev/null
+	w=${R}fi
+	f=$(facts host "$T/m7.data" $WL)
+	expect file "$f" "exec $w" "comm $w" "signal $w" "usym $w" ksym
+	NEV=5 tools file "$T/m7.data" "$f"
+	own "$T/own7.data" "$EVS" $w spin 300 sleep 20 signal sleep 20
+	nsamp=$(echo "$f" | awk '$1 == "records" { n += $NF } END { print n }')
+	kbid=$(perf buildid-list -k 2>/dev/null)
+	c_timehist() { rperf $1 sched timehist -i "$2" >"$T/judge.log" 2>&1 && grep -q " $w\[[0-9]*\] " "$T/judge.log"; }
+	c_latency() { rperf $1 sched latency -i "$2" >"$T/judge.log" 2>&1 && grep -q " $w:[0-9]* " "$T/judge.log"; }
+	c_inject() {
+		rm -f "$T/inj"; rperf $1 inject -i "$2" -o "$T/inj" >"$T/judge.log" 2>&1 &&
+			[ "$(facts $1 "$T/inj" $WL)" = "$(facts $1 "$2" $WL)" ]
+	}
+	c_buildid() { rperf $1 buildid-list -i "$2" >"$T/judge.log" 2>&1 && grep -q "^$kbid \[kernel.kallsyms\]" "$T/judge.log"; }
+	c_json() {
+		rm -f "$T/j.json"; rperf $1 data convert --to-json "$T/j.json" -i "$2" >"$T/judge.log" 2>&1 &&
+			grep -q "\"comm\": \"$w\"" "$T/j.json"
+	}
+	for v in $READERS; do
+		l=$(rlabel $v)
+		judge "file: perf $l sched timehist shows the workload" $v c_timehist "$T/m7.data" "$T/own7.data"
+		judge "file: perf $l sched latency shows the workload" $v c_latency "$T/m7.data" "$T/own7.data"
+		judge "file: perf $l inject: a file with the same facts" $v c_inject "$T/m7.data" "$T/own7.data"
+		judge "file: perf $l buildid-list: the kernel's build-id" $v c_buildid "$T/m7.data" "$T/own7.data"
+		judge "file: perf $l data convert --to-json" $v c_json "$T/m7.data" "$T/own7.data"
+		c_json $v "$T/m7.data" && testing "file: perf $l --to-json: every sample" "$nsamp" "$(grep -c '"timestamp"' "$T/j.json")"
+	done
+	if [ -n "$PP" ]; then
+		$PP --input "$T/m7.data" --output "$T/pp.out" >"$T/pp.err" 2>&1; rc=$?
+		testing "file: perfparser reads it with no complaint" "0 " "$rc $(head -3 "$T/pp.err" | tr '\n' ' ')"
+		grep -qa "$w" "$T/pp.out" && pass "file: perfparser's output names the workload" ||
+			fail "file: perfparser's output names the workload"
+		$PP --input "$T/m7.data" --print-stats >"$T/pp.st" 2>&1
+		testing "file: perfparser: every sample, in time order" "$nsamp 0" \
+			"$(awk '/^samples:/ { n = $2 } /^samples time violations:/ { v = $4 } END { print n, v }' "$T/pp.st")"
+	fi
+fi
+stop_works
+
+# --- 8. perf trace -i on a raw_syscalls file ---
+rm -f "$T/m8.data"*
+w=${R}sy
+cp "$T/work" "$T/$w"
+if start_tracer "$T/m8" -o "$T/m8.data" 'raw_syscalls:sys_enter raw_syscalls:sys_exit buf=4m'; then
+	"$T/$w" close 5
+	stop_tracer >/dev/null
+	own "$T/own8.data" "raw_syscalls:sys_enter raw_syscalls:sys_exit" $w close 5
+	c_trace() { rperf $1 trace -i "$2" >"$T/judge.log" 2>&1; grep -qE " $w/[0-9]+ close\(fd: 100000\) += -1 EBADF" "$T/judge.log"; }
+	for v in $READERS; do
+		judge "syscalls: perf $(rlabel $v) trace -i shows the workload's close()" $v c_trace "$T/m8.data" "$T/own8.data"
+	done
+fi
+
+# --- 9. beside other perf sessions, which tracer must never break ---
+# A perf record -a started before tracer, and one started while it runs,
+# both see processes start (new maps); both must complete and decode.
+# Our dump still gives the maps of a process that exited before it their
+# build-ids, which tracer reads from the files itself.
+w=${R}co; cp "$T/work" "$T/$w"
+bid=$(readelf -n "$T/work" 2>/dev/null | awk '/Build ID:/ { print $3 }')
+perf record -q -a -e cpu-clock -o "$T/co1.data" -- sleep 3 >"$T/co1.log" 2>&1 & RP=$!
+sleep 0.5
+if start_tracer "$T/m9" 'buf=4m'; then
+	perf record -q -a -e cpu-clock -o "$T/co2.data" -- "$T/$w" spin 200 sleep 20 >"$T/co2.log" 2>&1; rc2=$?
+	"$T/$w" spin 100 sleep 20
+	wait $RP; rc1=$?
+	stop_tracer >/dev/null
+	for k in 1 2; do
+		eval rc=\$rc$k; which=$([ $k = 1 ] && echo "started before tracer" || echo "started while tracer runs")
+		testing "perf 6.1 record -a $which completes" "0 " "$rc $(grep -m1 -E 'assert|smash' "$T/co$k.log")"
+		perf script -i "$T/co$k.data" >"$T/co$k.txt" 2>&1 && grep -qE "^ *$w +[0-9]+ .*work_hot_loop" "$T/co$k.txt" &&
+			pass "perf record -a $which: its file decodes, with the workload's symbols" || fail "perf record -a $which: its file decodes" "$(tail -2 "$T/co$k.txt")"
+	done
+	if [ -n "$bid" ]; then
+		n=$(perf script -i "$T/m9.out" --show-mmap-events 2>/dev/null | grep -c "PERF_RECORD_MMAP2 .*<$bid>\]: r-xp $T/$w\$")
+		[ "$n" -gt 0 ] && pass "our dump: the exited workload's map carries its build-id ($n)" ||
+			fail "our dump: the exited workload's map carries its build-id" \
+				"$(perf script -i "$T/m9.out" --show-mmap-events 2>/dev/null | grep -m2 "MMAP2.*$T/$w")"
+	else
+		skip "our dump: build-ids of exited processes" "readelf finds no build-id in test/work"
+	fi
+fi
