@@ -74,11 +74,16 @@ judge() {
 	else fail "$name" "$(tail -2 "$T/judge.log" | tr '\n' ' ')"; fi
 }
 
-# own FILE EVENTS NAME ARGS...: perf 6.1's own file of EVENTS, system
-# wide, while the workload NAME runs ARGS (made once)
+# own FILE EVENTS NAME ARGS...: perf 6.1's own recording of EVENTS,
+# system wide, while the workload NAME runs ARGS (made once); a stream
+# if FILE ends in .pipe
 own() {
 	local f=$1 e=$2 w=$3; shift 3
-	[ -s "$f" ] || perf record -q -a -e "${e// /,}" -o "$f" -- "$T/$w" "$@" >/dev/null 2>&1
+	[ -s "$f" ] && return
+	case $f in
+	*.pipe) perf record -q -a -e "${e// /,}" -o - -- "$T/$w" "$@" >"$f" 2>/dev/null ;;
+	*) perf record -q -a -e "${e// /,}" -o "$f" -- "$T/$w" "$@" >/dev/null 2>&1 ;;
+	esac
 }
 
 # tools MODE FILE FACTS61: every reader's perf on one dump: the same
@@ -113,6 +118,31 @@ tools() {
 }
 
 stop_works() { local p; for p in $WORKS; do kill $p 2>/dev/null; done; WORKS=; wait 2>/dev/null; }
+
+# The tools that read more than perf script does, each as a check
+# "c_TOOL VER FILE" of what it must show of the workload $w.
+c_timehist() { rperf $1 sched timehist -i "$2" >"$T/judge.log" 2>&1 && grep -q " $w\[[0-9]*\] " "$T/judge.log"; }
+c_latency() { rperf $1 sched latency -i "$2" >"$T/judge.log" 2>&1 && grep -q " $w:[0-9]* " "$T/judge.log"; }
+c_inject() {	# a file perf reads with the same facts
+	rm -f "$T/inj"; rperf $1 inject -i "$2" -o "$T/inj" >"$T/judge.log" 2>&1 &&
+		[ "$(facts $1 "$T/inj" $WL)" = "$(facts $1 "$2" $WL)" ]
+}
+c_buildid() {	# the kernel's build-id
+	rperf $1 buildid-list -i "$2" >"$T/judge.log" 2>&1 &&
+		grep -q "^$(perf buildid-list -k 2>/dev/null) \[kernel.kallsyms\]" "$T/judge.log"
+}
+c_json() {
+	rm -f "$T/j.json"; rperf $1 data convert --to-json "$T/j.json" -i "$2" >"$T/judge.log" 2>&1 &&
+		grep -q "\"comm\": \"$w\"" "$T/j.json"
+}
+c_trace() {	# of a raw_syscalls dump
+	rperf $1 trace -i "$2" >"$T/judge.log" 2>&1
+	grep -qE " $w/[0-9]+ close\(fd: 100000\) += -1 EBADF" "$T/judge.log"
+}
+c_perfparser() {	# not a perf version: VER is ignored
+	[ -n "$PP" ] && $PP --input "$2" --output "$T/pp.out" >"$T/judge.log" 2>&1 &&
+		[ ! -s "$T/judge.log" ] && grep -qa "$w" "$T/pp.out"
+}
 
 # workload NAME: run one, uniquely named, to be found in the dump; WL
 # collects "NAME PID" for facts
@@ -202,17 +232,6 @@ if start_tracer "$T/m7" -o "$T/m7.data" "$EVS@49 buf=4m"; then
 	own "$T/own7.data" "$EVS" $w spin 300 sleep 20 signal sleep 20
 	nsamp=$(echo "$f" | awk '$1 == "records" { n += $NF } END { print n }')
 	kbid=$(perf buildid-list -k 2>/dev/null)
-	c_timehist() { rperf $1 sched timehist -i "$2" >"$T/judge.log" 2>&1 && grep -q " $w\[[0-9]*\] " "$T/judge.log"; }
-	c_latency() { rperf $1 sched latency -i "$2" >"$T/judge.log" 2>&1 && grep -q " $w:[0-9]* " "$T/judge.log"; }
-	c_inject() {
-		rm -f "$T/inj"; rperf $1 inject -i "$2" -o "$T/inj" >"$T/judge.log" 2>&1 &&
-			[ "$(facts $1 "$T/inj" $WL)" = "$(facts $1 "$2" $WL)" ]
-	}
-	c_buildid() { rperf $1 buildid-list -i "$2" >"$T/judge.log" 2>&1 && grep -q "^$kbid \[kernel.kallsyms\]" "$T/judge.log"; }
-	c_json() {
-		rm -f "$T/j.json"; rperf $1 data convert --to-json "$T/j.json" -i "$2" >"$T/judge.log" 2>&1 &&
-			grep -q "\"comm\": \"$w\"" "$T/j.json"
-	}
 	for v in $READERS; do
 		l=$(rlabel $v)
 		judge "file: perf $l sched timehist shows the workload" $v c_timehist "$T/m7.data" "$T/own7.data"
@@ -223,10 +242,8 @@ if start_tracer "$T/m7" -o "$T/m7.data" "$EVS@49 buf=4m"; then
 		c_json $v "$T/m7.data" && testing "file: perf $l --to-json: every sample" "$nsamp" "$(grep -c '"timestamp"' "$T/j.json")"
 	done
 	if [ -n "$PP" ]; then
-		$PP --input "$T/m7.data" --output "$T/pp.out" >"$T/pp.err" 2>&1; rc=$?
-		testing "file: perfparser reads it with no complaint" "0 " "$rc $(head -3 "$T/pp.err" | tr '\n' ' ')"
-		grep -qa "$w" "$T/pp.out" && pass "file: perfparser's output names the workload" ||
-			fail "file: perfparser's output names the workload"
+		c_perfparser - "$T/m7.data" && pass "file: perfparser reads it with no complaint, and names the workload" ||
+			fail "file: perfparser reads it with no complaint, and names the workload" "$(head -3 "$T/judge.log" | tr '\n' ' ')"
 		$PP --input "$T/m7.data" --print-stats >"$T/pp.st" 2>&1
 		testing "file: perfparser: every sample, in time order" "$nsamp 0" \
 			"$(awk '/^samples:/ { n = $2 } /^samples time violations:/ { v = $4 } END { print n, v }' "$T/pp.st")"
@@ -234,19 +251,21 @@ if start_tracer "$T/m7" -o "$T/m7.data" "$EVS@49 buf=4m"; then
 fi
 stop_works
 
-# --- 8. perf trace -i on a raw_syscalls file ---
-rm -f "$T/m8.data"*
+# --- 8. perf trace -i on a raw_syscalls dump, file and stream ---
 w=${R}sy
 cp "$T/work" "$T/$w"
-if start_tracer "$T/m8" -o "$T/m8.data" 'raw_syscalls:sys_enter raw_syscalls:sys_exit buf=4m'; then
+SC="raw_syscalls:sys_enter raw_syscalls:sys_exit"
+rm -f "$T/m8.data"*
+for o in "-o $T/m8.data" ""; do
+	start_tracer "$T/m8" $o "$SC buf=4m" || continue
 	"$T/$w" close 5
 	stop_tracer >/dev/null
-	own "$T/own8.data" "raw_syscalls:sys_enter raw_syscalls:sys_exit" $w close 5
-	c_trace() { rperf $1 trace -i "$2" >"$T/judge.log" 2>&1; grep -qE " $w/[0-9]+ close\(fd: 100000\) += -1 EBADF" "$T/judge.log"; }
-	for v in $READERS; do
-		judge "syscalls: perf $(rlabel $v) trace -i shows the workload's close()" $v c_trace "$T/m8.data" "$T/own8.data"
-	done
-fi
+done
+own "$T/own8.data" "$SC" $w close 5
+own "$T/own8.pipe" "$SC" $w close 5
+for v in $READERS; do
+	judge "syscalls: perf $(rlabel $v) trace -i FILE shows the workload's close()" $v c_trace "$T/m8.data" "$T/own8.data"
+done
 
 # --- 9. beside other perf sessions, which tracer must never break ---
 # A perf record -a started before tracer, and one started while it runs,
@@ -277,3 +296,25 @@ if start_tracer "$T/m9" 'buf=4m'; then
 		skip "our dump: build-ids of exited processes" "readelf finds no build-id in test/work"
 	fi
 fi
+
+# --- 10. what reads a stream: a tool reads our stream exactly when it
+# reads perf's own stream of the same events. This is the README's table
+# ("Reading a dump on the host"); what a stream does not give, -o FILE
+# does (section 7). ---
+w=${R}st1
+own "$T/own1.pipe" "$EVS" $w spin 300 sleep 20 signal sleep 20
+WL="$w 0"
+for v in $READERS; do
+	l=$(rlabel $v) row=
+	for c in timehist latency inject buildid json trace perfparser; do
+		[ $c = perfparser ] && [ $v != host ] && continue
+		f=$T/m1.out o=$T/own1.pipe
+		[ $c = trace ] && w=${R}sy f=$T/m8.out o=$T/own8.pipe
+		c_$c $v "$f" && a=yes || a=no
+		c_$c $v "$o" && b=yes || b=no
+		testing "stream: perf $l: $c reads ours as it reads perf's own ($b)" $b $a
+		row="$row $c=$a"
+		w=${R}st1
+	done
+	echo "streams, perf $l:$row"
+done
