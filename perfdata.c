@@ -606,27 +606,26 @@ static int elf_build_id(int fd, u8 *id)
 int map_build_id(const char *path, u32 maj, u32 min, u64 ino, u8 *id)
 {
 	static struct { u64 ino; u32 maj, min; int n; u8 id[20]; } c[32];
-	u64 sx[32];
-	u32 d[2];
-	int fd, k = (ino ^ maj ^ min << 8) & 31;
+	u64 sx[32];	/* struct statx */
+	u32 dev[2];
+	int fd, k = (ino ^ maj ^ min << 8) & 31, same = 0;
 
 	if (!CFG_BUILDID || !ino)
 		return 0;
-	if (c[k].ino == ino && c[k].maj == maj && c[k].min == min) {
-		memcpy(id, c[k].id, 20);
-		return c[k].n;
-	}
-	fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	if (syscall(SYS_statx, fd, "", AT_EMPTY_PATH, 0x100 /* STATX_INO */, sx) ||
-	    (memcpy(d, (char *)sx + 136, 8), sx[4] != ino || d[0] != maj || d[1] != min)) {
+	if (c[k].ino != ino || c[k].maj != maj || c[k].min != min) {
+		if ((fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)) < 0)
+			return 0;
+		if (!syscall(SYS_statx, fd, "", AT_EMPTY_PATH, 0x100 /* STATX_INO */, sx)) {
+			memcpy(dev, (char *)sx + 136, 8);
+			same = sx[4] == ino && dev[0] == maj && dev[1] == min;
+		}
+		if (same)
+			c[k].n = elf_build_id(fd, c[k].id);
 		close(fd);
-		return 0;
+		if (!same)
+			return 0;
+		c[k].ino = ino, c[k].maj = maj, c[k].min = min;
 	}
-	c[k].n = elf_build_id(fd, c[k].id);
-	close(fd);
-	c[k].ino = ino, c[k].maj = maj, c[k].min = min;
 	memcpy(id, c[k].id, 20);
 	return c[k].n;
 }

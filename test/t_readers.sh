@@ -81,8 +81,8 @@ own() {
 	local f=$1 e=$2 w=$3; shift 3
 	[ -s "$f" ] && return
 	case $f in
-	*.pipe) perf record -q -a -e "${e// /,}" -o - -- "$T/$w" "$@" >"$f" 2>/dev/null ;;
-	*) perf record -q -a -e "${e// /,}" -o "$f" -- "$T/$w" "$@" >/dev/null 2>&1 ;;
+	*.pipe) perf record -N -q -a -e "${e// /,}" -o - -- "$T/$w" "$@" >"$f" 2>/dev/null ;;
+	*) perf record -N -q -a -e "${e// /,}" -o "$f" -- "$T/$w" "$@" >/dev/null 2>&1 ;;
 	esac
 }
 
@@ -274,10 +274,10 @@ done
 # build-ids, which tracer reads from the files itself.
 w=${R}co; cp "$T/work" "$T/$w"
 bid=$(readelf -n "$T/work" 2>/dev/null | awk '/Build ID:/ { print $3 }')
-perf record -q -a -e cpu-clock -o "$T/co1.data" -- sleep 3 >"$T/co1.log" 2>&1 & RP=$!
+perf record -N -q -a -e cpu-clock -o "$T/co1.data" -- sleep 3 >"$T/co1.log" 2>&1 & RP=$!
 sleep 0.5
 if start_tracer "$T/m9" 'buf=4m'; then
-	perf record -q -a -e cpu-clock -o "$T/co2.data" -- "$T/$w" spin 200 sleep 20 >"$T/co2.log" 2>&1; rc2=$?
+	perf record -N -q -a -e cpu-clock -o "$T/co2.data" -- "$T/$w" spin 200 sleep 20 >"$T/co2.log" 2>&1; rc2=$?
 	"$T/$w" spin 100 sleep 20
 	wait $RP; rc1=$?
 	stop_tracer >/dev/null
