@@ -138,10 +138,11 @@ monotonic() {
 }
 
 # ---- the reader matrix: perf 6.1 (host), 6.12 (trixie), newest (sid) ----
-# READERS: "host" and each chroot (under $RCACHE) that is built and runs
-# perf; rperf VER ARGS... runs that version. A chroot sees /proc, /sys
-# (perf checks the kernel's build-id there) and $T at the same paths, so
-# a dump's paths and the workload's binaries are the same inside.
+# readers_up DIR...: READERS is "host" and each chroot (under $RCACHE)
+# that is built and runs perf; rperf VER ARGS... runs that version. A
+# chroot sees /proc, /sys (perf checks the kernel's build-id there) and
+# each DIR at the same paths, so a dump's paths and the workload's
+# binaries are the same inside.
 RCACHE=${TRACER_READERS_CACHE:-/var/cache/tracer-readers}
 READERS=host MOUNTS=
 
@@ -157,10 +158,10 @@ readers_up() {
 	local s d
 	for s in trixie sid; do
 		chroot "$RCACHE/$s" perf version >/dev/null 2>&1 || continue
-		for d in /proc /sys "$T"; do
+		for d in /proc /sys "$@"; do	# what another run mounted stays its own
 			mkdir -p "$RCACHE/$s$d"
-			mountpoint -q "$RCACHE/$s$d" || mount --bind "$d" "$RCACHE/$s$d" || continue
-			MOUNTS="$RCACHE/$s$d $MOUNTS"
+			mountpoint -q "$RCACHE/$s$d" || ! mount --bind "$d" "$RCACHE/$s$d" ||
+				MOUNTS="$RCACHE/$s$d $MOUNTS"
 		done
 		READERS="$READERS $s"
 	done

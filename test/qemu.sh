@@ -11,7 +11,9 @@
 # copy of the work tree, the workload /bin/wk_hot with symbols, the host
 # tracer for -x), initramfs (busybox, tracer, wk_hot, modules, /init =
 # test/qemu-init.sh), boot (the guest runs the scenarios and powers off),
-# decode (perf script/report of the three transports, PASS/FAIL lines).
+# decode (perf script/report of the three transports, PASS/FAIL lines;
+# then the reader matrix: perf 6.12 and the newest perf of
+# test/setup-readers.sh must decode every dump field for field as 6.1).
 #
 # Transports: a) -o PORT on a dedicated port (x86 ttyS1, else virtio
 # console hvc0) captured by QEMU into a file; b) frame=text on the console
@@ -118,9 +120,12 @@ TRACER_CONFIG='sched:sched_switch sched:sched_process_exec signal:signal_generat
 TRACER_CONFIG_C='sched:sched_switch sched:sched_process_exec signal:signal_generate/sig==10/ trip=segv buf=256k'
 
 need_root
+trap readers_down EXIT
 
 # ------------------------------------------------------------------ setup
 stage setup
+test/setup-readers.sh trixie sid >"$CACHE.readers.log" 2>&1 ||
+	echo "setup-readers failed (the reader matrix will SKIP): $(cat "$CACHE.readers.log")"
 mkdir -p "$DEBS" "$CACHE/$ARCH" || setup_fail "mkdir $CACHE"
 rm -rf "$R"; mkdir -p "$R"
 pkgs=
@@ -342,6 +347,10 @@ grep -a "insmod .* failed\|network setup failed" "$R/qt.txt" | while read -r l; 
 
 # ---------------------------------------------------------------- decode
 stage decode
+readers_up "$CACHE"
+for s in trixie sid; do
+	case " $READERS " in *" $s "*) ;; *) skip "reader matrix: perf of $s" "no chroot: $(grep "^$s:" "$CACHE.readers.log")" ;; esac
+done
 qt() { sed -n "s/^QT $1: $2=\([^ ]*\).*/\1/p" "$R/qt.txt" | head -1; }
 # the reference symbol perf relocates by: _text, or _stext where kallsyms
 # lacks _text (Debian arm64, armhf)
@@ -404,6 +413,24 @@ decode() {
 	[ "${3:-}" = nocrash ] || crash_check "$tag" "$f"
 }
 
+# readers TAG FILE: every other perf of the reader matrix decodes the
+# guest's dump as 6.1 did in decode: the same lines, field for field
+# (column widths differ between versions)
+readers() {
+	local tag=$1 f=$2 v l
+	local sym=(--symfs="$ROOT" --kallsyms="$SMAP")
+	[ -s "$f.script" ] || return
+	tr -s ' ' <"$f.script" >"$f.host"
+	for v in $READERS; do
+		[ $v = host ] && continue
+		l=$(rlabel $v)
+		rperf $v script -i "$f" "${sym[@]}" -F comm,pid,tid,cpu,time,event,trace,ip,sym,dso 2>"$f.$v.err" |
+			tr -s ' ' >"$f.$v"
+		cmp -s "$f.host" "$f.$v" && pass "$tag: perf $l decodes $(basename "$f") as 6.1 does ($(wc -l <"$f.$v") lines)" ||
+			fail "$tag: perf $l decodes $(basename "$f") as 6.1 does" "$(diff "$f.host" "$f.$v" | grep -m4 '^[<>]'; head -c 300 "$f.$v.err")"
+	done
+}
+
 # crash_check TAG FILE: the crash that tripped trip=segv is in the dump
 crash_check() {
 	local tag=$1 f=$2 c s
@@ -430,7 +457,7 @@ guest_checks() {
 
 if [ -z "${ONLY##*a*}" ]; then
 	echo "-- a: -o $PORT_DEV, a dedicated port captured to a file"
-	guest_checks a && decode a "$R/a.data"
+	guest_checks a && { decode a "$R/a.data"; readers a "$R/a.data"; }
 	check "a: two or more dumps in one stream, times in order" monotonic "$R/a.data"
 fi
 
@@ -455,6 +482,7 @@ if [ -z "${ONLY##*b*}" ]; then
 		*) fail "b: a damaged console line fails -x and is named" "rc=$rc: $err" ;; esac
 		# each framed dump stands alone: the workload in dump 1, the crash in dump 2
 		decode b "$R/b.data" nocrash
+		readers b "$R/b.data"
 		crash_check b "$R/b.data.1"
 		check "b: dump 3 decodes alone" perf script -i "$R/b.data.2"
 	fi
@@ -463,7 +491,7 @@ fi
 if [ -z "${ONLY##*c*}" ]; then
 	echo "-- c: tracer | nc -l -p 9000 in the guest, host reads 127.0.0.1:$HOSTPORT"
 	grep -q "QT c: host connected" "$R/qt.txt" && pass "c: host connected through hostfwd" || fail "c: host connected through hostfwd"
-	guest_checks c && decode c "$R/c.data"
+	guest_checks c && { decode c "$R/c.data"; readers c "$R/c.data"; }
 	check "c: two or more dumps in one stream, times in order" monotonic "$R/c.data"
 fi
 finish
