@@ -14,8 +14,11 @@ CFLAGS += -flto -ffunction-sections -fdata-sections -fno-asynchronous-unwind-tab
 LDFLAGS += -static -Wl,--gc-sections $(if $(NOSTRIP),,-s) -Wl,-z,noseparate-code -Wl,-z,norelro -Wl,--build-id=none \
 	-Wl,-z,common-page-size=64
 .DELETE_ON_ERROR:
-SRCS := tracer.c perfdata.c frame.c track.c ring.c
-HDRS := ring.h perfdata.h config.h
+# The layers, bottom up: each file calls only the files before it, and
+# nothing calls up into tracer.c (test/t_build.sh checks the objects).
+LAYERS := lib ring frame sink cfg perfdata track dump tracer
+SRCS := $(LAYERS:=.c)
+HDRS := $(filter-out tracer.h,$(LAYERS:=.h)) config.h
 
 tracer: $(SRCS) $(HDRS)
 	$(CC) $(CFLAGS) -o $@ $(SRCS) $(LDFLAGS)

@@ -9,14 +9,15 @@
  * Kernel messages may come between lines, or before a marker on the same
  * line; a message that lands inside a line breaks that line, which the
  * extractor reports by number. Each framed dump is a standalone pipe-mode
- * perf.data, so any one of them decodes alone.
+ * perf.data, so any one of them decodes alone. Lines go out through
+ * the writer frame_begin is given, so framing knows no sink.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "perfdata.h"
+#include "frame.h"
 
 #define LINE 48
 
@@ -52,6 +53,8 @@ static struct {
 	int dump;
 } fo;
 
+static void (*fo_put)(const char *, size_t);
+
 static void frame_line(void)
 {
 	char l[16 + 24 + LINE * 4 / 3 + 16], *p = l;
@@ -73,20 +76,21 @@ static void frame_line(void)
 	*p++ = ' ';
 	p = hex8(p, crc32(0, fo.b, fo.n));
 	*p++ = '\n';
-	sink_write(l, p - l);
+	fo_put(l, p - l);
 	fo.n = 0;
 }
 
-void frame_begin(int dump)
+void frame_begin(int dump, void (*put)(const char *, size_t))
 {
 	char l[48], *p;
 
+	fo_put = put;
 	memset(&fo, 0, sizeof(fo));
 	fo.dump = dump;
 	/* A newline first: the console may be in the middle of a line. */
 	p = utoa(memcpy(l, "\n#TRACER BEGIN ", 15) + 15, dump);
 	*p++ = '\n';
-	sink_write(l, p - l);
+	fo_put(l, p - l);
 }
 
 void frame_put(const void *v, size_t n)
@@ -116,7 +120,7 @@ void frame_end(void)
 	*p++ = ' ';
 	p = hex8(p, fo.crc);
 	*p++ = '\n';
-	sink_write(l, p - l);
+	fo_put(l, p - l);
 }
 
 /* ---- extract mode: tracer -x [-n N] [-o FILE] < capture ---- */

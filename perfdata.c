@@ -2,8 +2,8 @@
  * seekable file-mode perf.data, from the records copied out of the rings.
  *
  * Everything that does not change while we record (attrs, features, the
- * tracing data, the kernel map) is built once at set-up, so a dump only
- * copies bytes and reads /proc for the processes it describes.
+ * tracing data) is built once at set-up, so a dump only copies bytes;
+ * track.c describes the processes, through pd_rec.
  * The rules host perf 6.1 imposes are in ../shared/perfdata-notes.md;
  * the ones that bit us are repeated where they apply.
  */
@@ -14,6 +14,8 @@
 #include <unistd.h>
 #include <sys/syscall.h>
 #include <sys/utsname.h>
+#include "config.h"
+#include "sink.h"
 #include "perfdata.h"
 
 #define MAGIC 0x32454c4946524550ULL	/* "PERFILE2" as a native u64 */
@@ -126,31 +128,6 @@ static int bfile(struct buf *b, const char *path, int lensize)
 		bput32(b, n);
 	bput(b, tmp, n);
 	return n;
-}
-
-/* Walk ELF notes (namesz, descsz, type, name, desc; 4-aligned) for the
- * GNU build-id (type 3). */
-static int note_build_id(const unsigned char *p, long len, u8 *id)
-{
-	long off = 0;
-
-	while (off + 12 <= len) {
-		u32 nsz, dsz, type;
-
-		memcpy(&nsz, p + off, 4);
-		memcpy(&dsz, p + off + 4, 4);
-		memcpy(&type, p + off + 8, 4);
-		off += 12;
-		if (nsz > 256 || dsz > 256)
-			break;
-		if (type == 3 && nsz == 4 && !memcmp(p + off, "GNU", 4) && dsz >= 20 &&
-		    off + 4 + 20 <= len) {
-			memcpy(id, p + off + 4, 20);
-			return 20;
-		}
-		off += ((nsz + 3) & ~3) + ((dsz + 3) & ~3);
-	}
-	return 0;
 }
 
 static struct buf tracing, feats, kbid;
@@ -346,7 +323,7 @@ static void cpu_desc(const char *machine)
 }
 
 /* The features, once: they say where and what was recorded. */
-void pd_features_build(int ncpu_avail, int ncpu_online)
+void pd_features_build(int argc, char **argv, int ncpu_avail, int ncpu_online)
 {
 	struct utsname u;
 	int i, j;
@@ -374,9 +351,9 @@ void pd_features_build(int ncpu_avail, int ncpu_online)
 		feat_end();
 	}
 	feat_begin(F_CMDLINE);
-	fput32(&feats, targc);
-	for (i = 0; i < targc; i++)
-		bstr(&feats, targv[i]);
+	fput32(&feats, argc);
+	for (i = 0; i < argc; i++)
+		bstr(&feats, argv[i]);
 	feat_end();
 	feat_begin(F_EVENT_DESC);
 	fput32(&feats, nev);
@@ -410,7 +387,7 @@ static void out_hdr(u32 type, u16 misc, u16 size)
 
 /* A synthesized side-band record: body fields by shape, then the name,
  * then a zero trailer. */
-static void rec(u32 type, u16 misc, const void *body, size_t len,
+void pd_rec(u32 type, u16 misc, const void *body, size_t len,
 		const char *shape, const char *name)
 {
 	static const char zero[TRAILER + 8];
@@ -433,14 +410,14 @@ static void rec(u32 type, u16 misc, const void *body, size_t len,
 /* The kernel map: without it every kernel IP is [unknown]. It runs from
  * _text to the top so module addresses fold into it too, and pgoff is
  * _text's address, which lets perf relocate kallsyms across KASLR. */
-static void kernel_maps(void)
+void pd_kernel_maps(void)
 {
 	static char b[1 << 15];
 	struct { u32 pid, tid; u64 start, len, pgoff; } m = { -1, 0, ktext, -ktext - 1, ktext };
 	long n = readfile("/proc/modules", b, sizeof(b) - 1);
 	char *p, *nl;
 
-	rec(REC_MMAP, MISC_KERNEL, &m, sizeof(m), "44888", ktext_name);
+	pd_rec(REC_MMAP, MISC_KERNEL, &m, sizeof(m), "44888", ktext_name);
 	if (n <= 0)
 		return;
 	b[n] = 0;
@@ -464,249 +441,8 @@ static void kernel_maps(void)
 		if (!m.start)
 			continue;
 		fmt(name, sizeof(name), "[%s]", f[0]);
-		rec(REC_MMAP, MISC_KERNEL, &m, sizeof(m), "44888", name);
+		pd_rec(REC_MMAP, MISC_KERNEL, &m, sizeof(m), "44888", name);
 	}
-}
-
-/* Which tasks a stream has described already: tid -> hash of its comm,
- * and pid|1<<31 -> hash of its executable maps. A full table just
- * means describing again, which perf takes fine. */
-#define SEEN 8192
-static u32 seen_key[SEEN], seen_val[SEEN];
-
-static int seen(u32 key, u32 val)
-{
-	u32 i = key * 2654435761U, n;
-
-	for (n = 0; n < SEEN; n++, i++) {
-		i &= SEEN - 1;
-		if (seen_key[i] == key + 1) {
-			if (seen_val[i] == val)
-				return 1;
-			seen_val[i] = val;
-			return 0;
-		}
-		if (!seen_key[i]) {
-			seen_key[i] = key + 1;
-			seen_val[i] = val;
-			return 0;
-		}
-	}
-	return 0;
-}
-
-static u32 hash(const char *s, size_t n, u32 h)
-{
-	while (n--)
-		h = (h ^ (u8)*s++) * 16777619;
-	return h;
-}
-
-
-/* Call fn for every numeric entry of a /proc directory. */
-static void each_num(const char *dir, void (*fn)(unsigned long, void *), void *ctx)
-{
-	char b[4096];
-	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	long n, i;
-
-	if (fd < 0)
-		return;
-	while ((n = syscall(SYS_getdents64, fd, b, sizeof(b))) > 0) {
-		for (i = 0; i < n; i += *(u16 *)(b + i + 16)) {
-			char *name = b + i + 19, *e;
-			unsigned long v = xtou(name, &e, 10);
-
-			if (*name >= '0' && *name <= '9' && !*e)
-				fn(v, ctx);
-		}
-	}
-	close(fd);
-}
-
-static int only_new;
-
-static void comm_one(unsigned long tid, void *ctx)
-{
-	char path[64], *p;
-	struct { u32 pid, tid; } c = { *(u32 *)ctx, tid };
-	char comm[32];
-	long n;
-
-	memcpy(path, "/proc/", 6);
-	p = utoa(path + 6, c.pid);
-	memcpy(p, "/task/", 6);
-	p = utoa(p + 6, tid);
-	memcpy(p, "/comm", 6);
-	n = readfile(path, comm, sizeof(comm) - 1);
-	if (n <= 0)
-		return;
-	comm[n - (comm[n - 1] == '\n')] = 0;
-	if (only_new && seen(tid, hash(comm, n, 2166136261U)))
-		return;
-	rec(REC_COMM, 0, &c, sizeof(c), "44", comm);
-}
-
-/* The GNU build-id note of an ELF file, from its program headers and
- * notes only; 20 bytes into id, or 0. Files are the target's own, so in
- * its byte order. */
-static int elf_build_id(int fd, u8 *id)
-{
-	unsigned char e[64], ph[56], note[1024];
-	int i, n = 0, wide;
-	u64 phoff;
-	u16 phent, phnum;
-
-	if (pread(fd, e, 64, 0) != 64 || memcmp(e, "\177ELF", 4))
-		return 0;
-	wide = e[4] == 2;
-	if (wide) {
-		memcpy(&phoff, e + 32, 8);
-		memcpy(&phent, e + 54, 2);
-		memcpy(&phnum, e + 56, 2);
-	} else {
-		u32 o;
-
-		memcpy(&o, e + 28, 4);
-		phoff = o;
-		memcpy(&phent, e + 42, 2);
-		memcpy(&phnum, e + 44, 2);
-	}
-	for (i = 0; i < phnum && i < 64 && !n; i++) {
-		u32 type, off32, sz32;
-		u64 off, sz;
-		long len;
-
-		if (phent > sizeof(ph) || pread(fd, ph, phent, phoff + i * phent) != phent)
-			break;
-		memcpy(&type, ph, 4);
-		if (type != 4)		/* PT_NOTE */
-			continue;
-		if (wide) {
-			memcpy(&off, ph + 8, 8);
-			memcpy(&sz, ph + 32, 8);
-		} else {
-			memcpy(&off32, ph + 4, 4);
-			memcpy(&sz32, ph + 16, 4);
-			off = off32, sz = sz32;
-		}
-		len = pread(fd, note, sz < sizeof(note) ? sz : sizeof(note), off);
-		n = note_build_id(note, len, id);
-	}
-	return n;
-}
-
-/* The build-id of the file a mapping shows (path, device, inode), or 0.
- * The path is opened without blocking and read only if it is still that
- * very inode: anyone may have put another build, or a FIFO, there since.
- * statx tells device and inode in one layout on every arch (stx_ino at
- * 32, stx_dev_major and _minor at 136 and 140); on a kernel before 4.11
- * there is none, and no build-id. Most maps are of the same few files,
- * so the last answers are kept by identity. */
-int map_build_id(const char *path, u32 maj, u32 min, u64 ino, u8 *id)
-{
-	static struct { u64 ino; u32 maj, min; int n; u8 id[20]; } c[32];
-	u64 sx[32];	/* struct statx */
-	u32 dev[2];
-	int fd, k = (ino ^ maj ^ min << 8) & 31, same = 0;
-
-	if (!CFG_BUILDID || !ino)
-		return 0;
-	if (c[k].ino != ino || c[k].maj != maj || c[k].min != min) {
-		if ((fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)) < 0)
-			return 0;
-		if (!syscall(SYS_statx, fd, "", AT_EMPTY_PATH, 0x100 /* STATX_INO */, sx)) {
-			memcpy(dev, (char *)sx + 136, 8);
-			same = sx[4] == ino && dev[0] == maj && dev[1] == min;
-		}
-		if (same)
-			c[k].n = elf_build_id(fd, c[k].id);
-		close(fd);
-		if (!same)
-			return 0;
-		c[k].ino = ino, c[k].maj = maj, c[k].min = min;
-	}
-	memcpy(id, c[k].id, 20);
-	return c[k].n;
-}
-
-static void maps_emit(u32 pid, char *b, int emit, u32 *h)
-{
-	char *p, *nl;
-
-	for (p = b; (nl = xstrchr(p, '\n')); p = nl + 1) {
-		struct {
-			u32 pid, tid;
-			u64 start, len, pgoff;
-			u32 maj, min;
-			u64 ino, gen;
-			u32 prot, flags;
-		} m = { .pid = pid, .tid = pid };
-		char *q, *path;
-
-		*nl = 0;
-		path = xstrchr(p, '/');
-		if (!path)
-			path = xstrstr(p, "[vdso]");
-		q = xstrchr(p, ' ');
-		if (!path || !q || q[3] != 'x')
-			goto next;
-		if (!emit) {
-			*h = hash(p, nl - p, *h);
-			goto next;
-		}
-		m.start = xtou(p, &q, 16);
-		m.len = xtou(q + 1, &q, 16) - m.start;
-		m.prot = (q[1] == 'r') | (q[2] == 'w') << 1 | 4;
-		m.flags = q[4] == 'p' ? 2 : 1;
-		m.pgoff = xtou(q + 6, &q, 16);
-		m.maj = xtou(q + 1, &q, 16);
-		m.min = xtou(q + 1, &q, 16);
-		m.ino = xtou(q + 1, &q, 10);
-		/* With its build-id, perf refuses a host file that differs. */
-		if (*path == '/' && map_build_id(path, m.maj, m.min, m.ino, (u8 *)&m.maj + 4)) {
-			memset(&m.maj, 0, 4);
-			*(u8 *)&m.maj = 20;
-			rec(REC_MMAP2, MISC_USER | MISC_MMAP_BUILD_ID, &m, sizeof(m),
-			    "44888" "xxxxxxxxxxxxxxxxxxxxxxxx" "44", path);
-		} else {
-			rec(REC_MMAP2, MISC_USER, &m, sizeof(m), "44888448844", path);
-		}
-next:
-		*nl = '\n';
-	}
-}
-
-static void proc_one(unsigned long pid, void *ctx)
-{
-	static char b[1 << 17];
-	char path[64], *p;
-	u32 h = 2166136261U, tgid = pid;
-	long n;
-
-	memcpy(path, "/proc/", 6);
-	p = utoa(path + 6, pid);
-	memcpy(p, "/task", 6);
-	each_num(path, comm_one, &tgid);
-	memcpy(p, "/maps", 6);
-	n = readfile(path, b, sizeof(b) - 1);
-	if (n <= 0)
-		return;
-	b[n] = 0;
-	maps_emit(pid, b, 0, &h);
-	if (!only_new || !seen(pid | 1U << 31, h))
-		maps_emit(pid, b, 1, &h);
-}
-
-/* Describe the kernel and every process from /proc. A stream describes
- * only what it has not described yet. */
-void pd_sideband(int new_only)
-{
-	only_new = new_only;
-	if (!new_only)
-		kernel_maps();
-	if (CFG_PROC)
-		each_num("/proc", proc_one, 0);
 }
 
 /* A thread /proc may no longer know, such as one that tripped a wire. */
@@ -714,7 +450,7 @@ void pd_comm(u32 pid, u32 tid, const char *comm)
 {
 	u32 c[2] = { pid, tid };
 
-	rec(REC_COMM, 0, c, sizeof(c), "44", comm);
+	pd_rec(REC_COMM, 0, c, sizeof(c), "44", comm);
 }
 
 /* A record from the kernel, byte for byte, or on a big-endian target

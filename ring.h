@@ -31,14 +31,8 @@
 #ifndef RING_H
 #define RING_H
 
-#include <stdint.h>
-#include <stddef.h>
 #include <sys/syscall.h>
-
-typedef uint64_t u64;
-typedef uint32_t u32;
-typedef uint16_t u16;
-typedef uint8_t u8;
+#include "lib.h"
 
 /* struct perf_event_attr, PERF_ATTR_SIZE_VER7: the size host perf 6.1
  * knows, so it is accepted both by the kernel and by perf's file reader. */

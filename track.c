@@ -15,11 +15,18 @@
  * are not passed on: perf 6.1 drops a thread's maps when it sees one (it
  * re-clones them from the parent), so a fork is folded here instead, by
  * copying the parent's comm and maps to the child.
+ *
+ * The processes alive at dump time are described from /proc (PROC):
+ * a COMM per thread and an MMAP2 per executable map, each with the
+ * build-id of its file, read here for both.
  */
-#include <stdlib.h>
+#include <fcntl.h>
 #include <string.h>
-#include <sys/ioctl.h>
+#include <unistd.h>
+#include <sys/syscall.h>
+#include "config.h"
 #include "perfdata.h"
+#include "track.h"
 
 #define SLOT 2048		/* bytes of records per process */
 #define TRACK_RING (16 << 10)
@@ -32,11 +39,253 @@ struct slot {
 	unsigned char *b;
 };
 
-long cfg_procs = 128;
 static struct slot *slots;
 static unsigned char *pool;
 static struct ring *tr;
 static unsigned long evicted, dropped;
+
+/* ---- /proc, and build-ids ---- */
+
+/* Which tasks a stream has described already: tid -> hash of its comm,
+ * and pid|1<<31 -> hash of its executable maps. A full table just
+ * means describing again, which perf takes fine. */
+#define SEEN 8192
+static u32 seen_key[SEEN], seen_val[SEEN];
+
+static int seen(u32 key, u32 val)
+{
+	u32 i = key * 2654435761U, n;
+
+	for (n = 0; n < SEEN; n++, i++) {
+		i &= SEEN - 1;
+		if (seen_key[i] == key + 1) {
+			if (seen_val[i] == val)
+				return 1;
+			seen_val[i] = val;
+			return 0;
+		}
+		if (!seen_key[i]) {
+			seen_key[i] = key + 1;
+			seen_val[i] = val;
+			return 0;
+		}
+	}
+	return 0;
+}
+
+static u32 hash(const char *s, size_t n, u32 h)
+{
+	while (n--)
+		h = (h ^ (u8)*s++) * 16777619;
+	return h;
+}
+
+
+/* Call fn for every numeric entry of a /proc directory. */
+static void each_num(const char *dir, void (*fn)(unsigned long, void *), void *ctx)
+{
+	char b[4096];
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	long n, i;
+
+	if (fd < 0)
+		return;
+	while ((n = syscall(SYS_getdents64, fd, b, sizeof(b))) > 0) {
+		for (i = 0; i < n; i += *(u16 *)(b + i + 16)) {
+			char *name = b + i + 19, *e;
+			unsigned long v = xtou(name, &e, 10);
+
+			if (*name >= '0' && *name <= '9' && !*e)
+				fn(v, ctx);
+		}
+	}
+	close(fd);
+}
+
+static int only_new;
+
+static void comm_one(unsigned long tid, void *ctx)
+{
+	char path[64], *p;
+	struct { u32 pid, tid; } c = { *(u32 *)ctx, tid };
+	char comm[32];
+	long n;
+
+	memcpy(path, "/proc/", 6);
+	p = utoa(path + 6, c.pid);
+	memcpy(p, "/task/", 6);
+	p = utoa(p + 6, tid);
+	memcpy(p, "/comm", 6);
+	n = readfile(path, comm, sizeof(comm) - 1);
+	if (n <= 0)
+		return;
+	comm[n - (comm[n - 1] == '\n')] = 0;
+	if (only_new && seen(tid, hash(comm, n, 2166136261U)))
+		return;
+	pd_rec(REC_COMM, 0, &c, sizeof(c), "44", comm);
+}
+
+/* The GNU build-id note of an ELF file, from its program headers and
+ * notes only; 20 bytes into id, or 0. Files are the target's own, so in
+ * its byte order. */
+static int elf_build_id(int fd, u8 *id)
+{
+	unsigned char e[64], ph[56], note[1024];
+	int i, n = 0, wide;
+	u64 phoff;
+	u16 phent, phnum;
+
+	if (pread(fd, e, 64, 0) != 64 || memcmp(e, "\177ELF", 4))
+		return 0;
+	wide = e[4] == 2;
+	if (wide) {
+		memcpy(&phoff, e + 32, 8);
+		memcpy(&phent, e + 54, 2);
+		memcpy(&phnum, e + 56, 2);
+	} else {
+		u32 o;
+
+		memcpy(&o, e + 28, 4);
+		phoff = o;
+		memcpy(&phent, e + 42, 2);
+		memcpy(&phnum, e + 44, 2);
+	}
+	for (i = 0; i < phnum && i < 64 && !n; i++) {
+		u32 type, off32, sz32;
+		u64 off, sz;
+		long len;
+
+		if (phent > sizeof(ph) || pread(fd, ph, phent, phoff + i * phent) != phent)
+			break;
+		memcpy(&type, ph, 4);
+		if (type != 4)		/* PT_NOTE */
+			continue;
+		if (wide) {
+			memcpy(&off, ph + 8, 8);
+			memcpy(&sz, ph + 32, 8);
+		} else {
+			memcpy(&off32, ph + 4, 4);
+			memcpy(&sz32, ph + 16, 4);
+			off = off32, sz = sz32;
+		}
+		len = pread(fd, note, sz < sizeof(note) ? sz : sizeof(note), off);
+		n = note_build_id(note, len, id);
+	}
+	return n;
+}
+
+/* The build-id of the file a mapping shows (path, device, inode), or 0.
+ * The path is opened without blocking and read only if it is still that
+ * very inode: anyone may have put another build, or a FIFO, there since.
+ * statx tells device and inode in one layout on every arch (stx_ino at
+ * 32, stx_dev_major and _minor at 136 and 140); on a kernel before 4.11
+ * there is none, and no build-id. Most maps are of the same few files,
+ * so the last answers are kept by identity. */
+static int map_build_id(const char *path, u32 maj, u32 min, u64 ino, u8 *id)
+{
+	static struct { u64 ino; u32 maj, min; int n; u8 id[20]; } c[32];
+	u64 sx[32];	/* struct statx */
+	u32 dev[2];
+	int fd, k = (ino ^ maj ^ min << 8) & 31, same = 0;
+
+	if (!CFG_BUILDID || !ino)
+		return 0;
+	if (c[k].ino != ino || c[k].maj != maj || c[k].min != min) {
+		if ((fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)) < 0)
+			return 0;
+		if (!syscall(SYS_statx, fd, "", AT_EMPTY_PATH, 0x100 /* STATX_INO */, sx)) {
+			memcpy(dev, (char *)sx + 136, 8);
+			same = sx[4] == ino && dev[0] == maj && dev[1] == min;
+		}
+		if (same)
+			c[k].n = elf_build_id(fd, c[k].id);
+		close(fd);
+		if (!same)
+			return 0;
+		c[k].ino = ino, c[k].maj = maj, c[k].min = min;
+	}
+	memcpy(id, c[k].id, 20);
+	return c[k].n;
+}
+
+static void maps_emit(u32 pid, char *b, int emit, u32 *h)
+{
+	char *p, *nl;
+
+	for (p = b; (nl = xstrchr(p, '\n')); p = nl + 1) {
+		struct {
+			u32 pid, tid;
+			u64 start, len, pgoff;
+			u32 maj, min;
+			u64 ino, gen;
+			u32 prot, flags;
+		} m = { .pid = pid, .tid = pid };
+		char *q, *path;
+
+		*nl = 0;
+		path = xstrchr(p, '/');
+		if (!path)
+			path = xstrstr(p, "[vdso]");
+		q = xstrchr(p, ' ');
+		if (!path || !q || q[3] != 'x')
+			goto next;
+		if (!emit) {
+			*h = hash(p, nl - p, *h);
+			goto next;
+		}
+		m.start = xtou(p, &q, 16);
+		m.len = xtou(q + 1, &q, 16) - m.start;
+		m.prot = (q[1] == 'r') | (q[2] == 'w') << 1 | 4;
+		m.flags = q[4] == 'p' ? 2 : 1;
+		m.pgoff = xtou(q + 6, &q, 16);
+		m.maj = xtou(q + 1, &q, 16);
+		m.min = xtou(q + 1, &q, 16);
+		m.ino = xtou(q + 1, &q, 10);
+		/* With its build-id, perf refuses a host file that differs. */
+		if (*path == '/' && map_build_id(path, m.maj, m.min, m.ino, (u8 *)&m.maj + 4)) {
+			memset(&m.maj, 0, 4);
+			*(u8 *)&m.maj = 20;
+			pd_rec(REC_MMAP2, MISC_USER | MISC_MMAP_BUILD_ID, &m, sizeof(m),
+			    "44888" "xxxxxxxxxxxxxxxxxxxxxxxx" "44", path);
+		} else {
+			pd_rec(REC_MMAP2, MISC_USER, &m, sizeof(m), "44888448844", path);
+		}
+next:
+		*nl = '\n';
+	}
+}
+
+static void proc_one(unsigned long pid, void *ctx)
+{
+	static char b[1 << 17];
+	char path[64], *p;
+	u32 h = 2166136261U, tgid = pid;
+	long n;
+
+	memcpy(path, "/proc/", 6);
+	p = utoa(path + 6, pid);
+	memcpy(p, "/task", 6);
+	each_num(path, comm_one, &tgid);
+	memcpy(p, "/maps", 6);
+	n = readfile(path, b, sizeof(b) - 1);
+	if (n <= 0)
+		return;
+	b[n] = 0;
+	maps_emit(pid, b, 0, &h);
+	if (!only_new || !seen(pid | 1U << 31, h))
+		maps_emit(pid, b, 1, &h);
+}
+
+/* Describe every process from /proc. A stream describes only what it
+ * has not described yet. */
+void track_proc(int new_only)
+{
+	only_new = new_only;
+	each_num("/proc", proc_one, 0);
+}
+
+
+/* ---- the tracking ring and the table ---- */
 
 static u64 rtime(const struct rec_hdr *h)
 {

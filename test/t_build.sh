@@ -14,6 +14,28 @@ else
 	fail "ringtest builds" "$cc_out"
 fi
 
+# Layers (the Makefile's LAYERS, bottom up): no file calls a file above
+# it, so nothing calls up into tracer.c; and no file holds two concerns.
+layers=$(sed -n 's/^LAYERS := //p' Makefile)
+rm -rf "$T/lay"; mkdir "$T/lay"; bad=
+for f in $layers; do
+	${CC:-musl-gcc} -Os -I. -c -o "$T/lay/$f.o" $f.c 2>/dev/null || bad="$bad $f.c:build"
+	nm -u "$T/lay/$f.o" 2>/dev/null | awk '{ print $2 }' | sort >"$T/lay/$f.u"
+	nm --defined-only "$T/lay/$f.o" 2>/dev/null | awk '$2 ~ /[TDBRC]/ { print $3 }' | sort >"$T/lay/$f.d"
+done
+for f in $layers; do
+	above=0
+	for g in $layers; do
+		[ $g = $f ] && above=1 && continue
+		[ $above = 1 ] || continue
+		x=$(comm -12 "$T/lay/$f.u" "$T/lay/$g.d" | tr '\n' ' ')
+		[ -n "$x" ] && bad="$bad $f.c->$g.c:$x"
+	done
+done
+testing "layers: each file calls only the files below it ($layers)" "" "$bad"
+big=$(wc -l *.c | awk '$2 != "total" && $1 > 900 { printf "%s ", $2 }')
+testing "no source file over 900 lines" "" "$big"
+
 # The configuration matrix: defconfig, allnoconfig, allyesconfig, and
 # defconfig with each symbol off alone. Each is built in a scratch copy
 # (./tracer stays the default one), must still record cpu-clock into a

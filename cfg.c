@@ -1,0 +1,669 @@
+/* cfg.c - the config string into the event table: tracepoints (globs
+ * and filters, found under tracefs), software and hardware events,
+ * tripwires and their presets, and the keys; -l lists what there is.
+ * Errors name the token the user typed and its position, and exit 2. */
+#include <errno.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/mount.h>
+#include "config.h"
+#include "sink.h"
+#include "cfg.h"
+
+#define DEFAULT_HZ 99
+
+struct event *evs;
+int nev;
+int nring;
+char *tracefs;
+struct trip trips[16];
+int ntrip;
+unsigned long cfg_buf = 128 << 10;
+char *cfg_out;
+u64 cfg_cpus[16];
+int cfg_stack, cfg_lean = 1, cfg_frame;
+long cfg_baud, cfg_dumps, cfg_procs = 128;
+static int cfg_default, cfg_trip;	/* cfg_trip: the one being parsed, 1-based */
+static long cfg_count = 1, cfg_after, cfg_holdoff;
+static const char *cfg_text;	/* being parsed: tokens get cut up */
+static char *cfg_orig;		/* a copy to quote tokens from */
+
+/* Presets: what each expands to. */
+static const char *const preset[][2] = {
+	{ "segv", "signal:signal_generate/sig==11 || sig==7 || sig==4 || sig==6 || sig==8/" },
+	{ "oom", "oom:mark_victim" },
+	{ "oops", "printk:console/msg ~ \"*Oops*\" || msg ~ \"*BUG:*\" || "
+		  "msg ~ \"*WARNING:*\" || msg ~ \"*Kernel panic*\"/" },
+	{ "exit", "syscalls:sys_enter_exit_group/error_code != 0/" },
+};
+
+/* Named events: a byte 0x4C (hardware) or 0x5C (software), C being
+ * the config, then the name; an empty entry ends the list. */
+static const char named[] =
+	"\x50" "cpu-clock\0" "\x51" "task-clock\0" "\x52" "page-faults\0"
+	"\x52" "faults\0" "\x53" "context-switches\0" "\x53" "cs\0"
+	"\x54" "cpu-migrations\0" "\x54" "migrations\0" "\x55" "minor-faults\0"
+	"\x56" "major-faults\0" "\x57" "alignment-faults\0" "\x58" "emulation-faults\0"
+	"\x40" "cycles\0" "\x41" "instructions\0" "\x42" "cache-references\0"
+	"\x43" "cache-misses\0" "\x44" "branches\0" "\x44" "branch-instructions\0"
+	"\x45" "branch-misses\0" "\x46" "bus-cycles\0" "\x49" "ref-cycles\0";
+
+/* A token ends at a separator outside of a /filter/. */
+static size_t tok_len(const char *s)
+{
+	size_t n;
+	int inf = 0;
+
+	for (n = 0; s[n]; n++) {
+		if (s[n] == '/')
+			inf = !inf;
+		else if (!inf && xstrchr(" \t\r\n;", s[n]))
+			break;
+	}
+	return n;
+}
+
+/* The token at tok as the user typed it, and where: "'buf=1q' at 5". */
+static char *cfg_tok(const char *tok)
+{
+	int pos = tok - cfg_text;
+	size_t n = tok_len(cfg_orig + pos);
+	char *t = xmalloc(n + 24), *p;
+
+	t[0] = '\'';
+	memcpy(t + 1, cfg_orig + pos, n);
+	p = t + n + 1;
+	memcpy(p, "' at ", 5);
+	utoa(p + 5, pos + 1);
+	return t;
+}
+
+static _Noreturn void bad(const char *tok, const char *why)
+{
+	die(2, "config: %s: %s", cfg_tok(tok), why);
+}
+
+static struct event *ev_add(const char *name, const char *at)
+{
+	struct event *e;
+
+	if (!(nev & (nev - 1)) && nev >= 16)	/* grown by doubling */
+		evs = xrealloc(evs, nev * sizeof(*evs), 2 * nev * sizeof(*evs));
+	else if (!nev)
+		evs = xmalloc(16 * sizeof(*evs));
+	e = memset(evs + nev++, 0, sizeof(*evs));
+	e->name = xstrdup(name);
+	e->attr.size = ATTR_SIZE;
+	e->attr.sample_type = S_IDENTIFIER | S_IP | S_TID | S_TIME | S_CPU | S_PERIOD;
+	/* Disabled until its filter is set, so nothing unfiltered slips in. */
+	e->attr.flags = ATTR_DISABLED | ATTR_SAMPLE_ID_ALL | ATTR_WRITE_BACKWARD |
+			ATTR_EXCLUDE_GUEST;
+	e->attr.sample_period = 1;
+	e->tok = cfg_tok(at);
+	e->trip = cfg_trip;
+	if (cfg_trip) {
+		/* A tripwire wakes us on each hit, through its own forward ring. */
+		e->attr.flags &= ~ATTR_WRITE_BACKWARD;
+		e->attr.wakeup_events = 1;
+	}
+	return e;
+}
+/* A tracepoint is a directory events/SYS/NAME with an id file. */
+static long tp_id(const char *sys, const char *name)
+{
+	char p[512], b[32];
+	long n;
+
+	fmt(p, sizeof(p), "%s/events/%s/%s/id", tracefs, sys, name);
+	n = readfile(p, b, sizeof(b) - 1);
+	if (n <= 0)
+		return -1;
+	b[n] = 0;
+	return b[0] >= '0' && b[0] <= '9' ? (long)xtou(b, 0, 10) : -1;
+}
+
+/* A file of tracepoint "sys:name": TRACEFS/events/sys/name/file. */
+void tp_path(char *b, size_t n, const char *name, const char *file)
+{
+	char *c;
+
+	fmt(b, n, "%s/events/%s/%s", tracefs, name, file);
+	if ((c = xstrchr(b + strlen(tracefs), ':')))
+		*c = '/';
+}
+
+/* Walk the tracepoints whose system and name match two globs, calling
+ * fn("sys:name", id, ctx) for each. Returns how many matched. */
+struct tpwalk {
+	const char *spat, *pat, *sys;
+	void (*fn)(const char *, long, void *);
+	void *ctx;
+	int found;
+};
+
+static void tp_name(const char *name, void *ctx)
+{
+	struct tpwalk *w = ctx;
+	char full[256];
+	long id;
+
+	if (!glob(w->pat, name) || strlen(w->sys) + strlen(name) > 200 ||
+	    (id = tp_id(w->sys, name)) < 0)
+		return;
+	fmt(full, sizeof(full), "%s:%s", w->sys, name);
+	w->fn(full, id, w->ctx);
+	w->found++;
+}
+
+static void tp_sys(const char *sys, void *ctx)
+{
+	struct tpwalk *w = ctx;
+	char p[512];
+
+	if (!glob(w->spat, sys))
+		return;
+	fmt(p, sizeof(p), "%s/events/%s", tracefs, sys);
+	w->sys = sys;
+	dir_each(p, tp_name, w);
+}
+
+static int tp_walk(const char *spat, const char *pat,
+		   void (*fn)(const char *, long, void *), void *ctx)
+{
+	struct tpwalk w = { spat, pat, 0, fn, ctx, 0 };
+	char p[512];
+
+	fmt(p, sizeof(p), "%s/events", tracefs);
+	dir_each(p, tp_sys, &w);
+	return w.found;
+}
+
+struct tpproto {
+	const char *at;
+	char *filter;
+};
+
+static void tp_add(const char *full, long id, void *ctx)
+{
+	struct tpproto *t = ctx;
+	struct event *e = ev_add(full, t->at);
+
+	e->attr.type = TYPE_TRACEPOINT;
+	e->attr.config = id;
+	e->attr.sample_type |= S_RAW;
+	e->filter = t->filter;
+}
+
+/* One event: NAME[/FILTER/][@HZ|%PERIOD]; errors quote the token at. */
+static void cfg_event(char *tok, const char *at)
+{
+	char *f = 0, *m, *c, mode;
+	const char *n;
+	unsigned long long v = 0;
+	struct event *e;
+
+	m = tok + span(tok, "/@%", 0);
+	if (*m == '/') {
+		f = m + 1;
+		m = xstrrchr(f, '/');
+		if (m == f - 1 || !m)
+			bad(at, "filter has no closing '/'");
+		*m++ = 0;
+		if (*m && *m != '@' && *m != '%')
+			bad(at, "junk after the filter");
+		f[-1] = 0;
+	}
+	mode = *m;
+	if (mode) {
+		v = num(m + 1, 0);
+		if (!v)
+			bad(at, "@HZ and %PERIOD take a positive number");
+		*m = 0;
+	}
+	c = xstrchr(tok, ':');
+	if (c) {
+		struct tpproto t = { at, f };
+		int found;
+
+		if (!CFG_TRACEPOINTS)
+			bad(at, "tracepoints are not built in (CONFIG_TRACEPOINTS)");
+		if (mode)
+			bad(at, "tracepoints record every hit; @ and % are for other events");
+		if (!tracefs) {
+			if (cfg_default)
+				return;
+			bad(at, access("/sys/kernel/tracing", X_OK) && errno == EACCES ?
+				 "tracefs is not readable: needs root" : "no tracefs on this system");
+		}
+		*c = 0;
+		found = tp_walk(tok, c + 1, tp_add, &t);
+		*c = ':';
+		if (!found) {
+			if (cfg_default) {
+				msg("%s: not in this kernel, left out", tok);
+				return;
+			}
+			bad(at, "unknown tracepoint; see tracer -l");
+		}
+		return;
+	}
+	if (f)
+		bad(at, "only tracepoints take a /filter/");
+	for (n = named; *n && strcmp(n + 1, tok); n += strlen(n) + 1)
+		;
+	if (!*n)
+		bad(at, "unknown event; see tracer -l");
+	e = ev_add(tok, at);
+	e->attr.type = *n >> 4 & 1;
+	e->attr.config = *n & 15;
+	/* Clocks and cycles default to a low rate, counted events to each. */
+	if (!mode && (e->attr.type == TYPE_HARDWARE || e->attr.config < 2))
+		mode = '@', v = DEFAULT_HZ;
+	if (mode == '@')
+		e->attr.flags |= ATTR_FREQ;
+	if (mode)
+		e->attr.sample_period = v;
+}
+
+/* "0,2-3" into a bitmap of 1024 CPUs; -1 if it does not parse. */
+static int cpulist(const char *s, u64 *set)
+{
+	int n;
+
+	memset(set, 0, 128);
+	while (*s && *s != '\n') {
+		char *e;
+		unsigned long a = xtou(s, &e, 10), b = a;
+
+		if (e == s)
+			return -1;
+		if (*e == '-') {
+			s = e + 1;
+			b = xtou(s, &e, 10);
+			if (e == s)
+				return -1;
+		}
+		if (a > b || b >= 1024)
+			return -1;
+		for (; a <= b; a++)
+			set[a / 64] |= 1ULL << a % 64;
+		if (*e == ',')
+			e++;
+		else if (*e && *e != '\n')
+			return -1;
+		s = e;
+	}
+	for (n = 0; n < 16; n++)
+		if (set[n])
+			return 0;
+	return -1;	/* empty */
+}
+
+int sysfs_cpus(const char *path, u64 *set)
+{
+	char b[512];
+	long n = readfile(path, b, sizeof(b) - 1);
+
+	if (n <= 0)
+		return -1;
+	b[n] = 0;
+	return cpulist(b, set);
+}
+
+/* "200ms", "2s", "500us" in microseconds; -1 on garbage. */
+static long dur(const char *s)
+{
+	char *e;
+	unsigned long v;
+
+	if (*s < '0' || *s > '9')
+		return -1;
+	v = xtou(s, &e, 10);
+	if (!strcmp(e, "us"))
+		return v;
+	if (!strcmp(e, "ms"))
+		return v * 1000;
+	if (!strcmp(e, "s"))
+		return v * 1000000;
+	return -1;
+}
+
+/* trip=SPEC[,count=N][,after=T][,holdoff=T]; SPEC is a preset or an
+ * event, possibly with a /filter/. */
+static void cfg_tripwire(char *tok, char *v)
+{
+	char *o, *sl = xstrrchr(v, '/'), *spec = v;
+	struct trip *t = trips + ntrip;
+	unsigned i;
+
+	if (!CFG_TRIPWIRE)
+		bad(tok, "tripwires are not built in (CONFIG_TRIPWIRE)");
+	if (ntrip == sizeof(trips) / sizeof(*trips))
+		bad(tok, "too many tripwires");
+	t->count = t->after = t->holdoff = -1;
+	o = xstrchr(sl ? sl : v, ',');
+	if (o)
+		*o++ = 0;
+	while (o) {
+		char *next = xstrchr(o, ','), *eq = xstrchr(o, '=');
+		long *opt = 0, x;
+
+		if (next)
+			*next++ = 0;
+		if (eq) {
+			*eq++ = 0;
+			opt = !strcmp(o, "count") ? &t->count : !strcmp(o, "after") ? &t->after :
+			      !strcmp(o, "holdoff") ? &t->holdoff : 0;
+		}
+		if (!opt)
+			bad(tok, "tripwire options are count=N, after=TIME, holdoff=TIME");
+		x = opt == &t->count ? (long)num(eq, 0) : dur(eq);
+		if (x < 0 || (opt == &t->count && !x))
+			bad(tok, "count takes a number from 1; after and holdoff a time such as 200ms or 2s");
+		*opt = x;
+		o = next;
+	}
+	if (!*v)
+		bad(tok, "trip= needs an event or a preset (segv, oom, oops, exit)");
+	t->what = xstrdup(v);
+	for (i = 0; i < sizeof(preset) / sizeof(*preset); i++) {
+		char sys[32], *c;
+
+		if (strcmp(v, preset[i][0]))
+			continue;
+		spec = xstrdup(preset[i][1]);
+		c = xstrchr(spec, ':');
+		memcpy(sys, spec, c - spec);
+		sys[c - spec] = 0;
+		c = xstrndup(c + 1, span(c + 1, "/", 0));
+		if (!tracefs || tp_id(sys, c) < 0)
+			die(2, "config: %s: preset %s needs the tracepoint %s:%s, which this kernel lacks",
+			    cfg_tok(tok), v, sys, c);
+	}
+	cfg_trip = ++ntrip;
+	cfg_event(spec, tok);
+	cfg_trip = 0;
+}
+
+static void cfg_parse(char *s)
+{
+	char *p = s;
+
+	cfg_text = s;
+	cfg_orig = xstrdup(s);
+	while (*p) {
+		char *tok, *eq;
+
+		p += span(p, " \t\r\n;", 1);
+		if (!*p)
+			break;
+		tok = p;
+		p += tok_len(p);
+		if (*p)
+			*p++ = 0;
+		eq = xstrchr(tok, '=');
+		if (!strcmp(tok, "stack")) {
+			if (!CFG_CALLCHAIN)
+				bad(tok, "callchains are not built in (CONFIG_CALLCHAIN)");
+			cfg_stack = 1;
+		} else if (!strcmp(tok, "lean") || !strcmp(tok, "full")) {
+			cfg_lean = tok[0] == 'l';
+		} else if (eq && eq < tok + span(tok, ":/", 0)) {
+			*eq = 0;
+			if (!strcmp(tok, "buf")) {
+				long pg = getpagesize();
+				unsigned long long v = num(eq + 1, 1), n = 1;
+
+				*eq = '=';
+				if (!v || v > 1ULL << 30)
+					bad(tok, "bad size: use a number with k or m, up to 1g");
+				while (n * pg < v)
+					n <<= 1;
+				cfg_buf = n * pg;
+			} else if (!strcmp(tok, "cpus")) {
+				u64 online[16];
+				int i;
+
+				*eq = '=';
+				if (cpulist(eq + 1, cfg_cpus))
+					bad(tok, "bad CPU list: use 0,2-3");
+				if (sysfs_cpus("/sys/devices/system/cpu/online", online))
+					die(1, "can't read /sys/devices/system/cpu/online");
+				for (i = 0; i < 16; i++)
+					if (cfg_cpus[i] & ~online[i])
+						bad(tok, "not all of these CPUs are online");
+			} else if (!strcmp(tok, "trip")) {
+				*eq = '=';
+				cfg_tripwire(tok, eq + 1);
+			} else if (!strcmp(tok, "after") || !strcmp(tok, "holdoff")) {
+				long *g = tok[0] == 'a' ? &cfg_after : &cfg_holdoff;
+
+				*eq = '=';
+				if (!CFG_TRIPWIRE)
+					bad(tok, "tripwires are not built in (CONFIG_TRIPWIRE)");
+				if ((*g = dur(eq + 1)) < 0)
+					bad(tok, "a time such as 200ms or 2s");
+			} else if (!strcmp(tok, "count") || !strcmp(tok, "dumps")) {
+				long *g = tok[0] == 'c' ? &cfg_count : &cfg_dumps;
+
+				*eq = '=';
+				if (!CFG_TRIPWIRE && g == &cfg_count)
+					bad(tok, "tripwires are not built in (CONFIG_TRIPWIRE)");
+				if ((*g = num(eq + 1, 0)) <= 0)
+					bad(tok, "a number from 1");
+			} else if (!strcmp(tok, "procs")) {
+				*eq = '=';
+				if (!CFG_TRACK)
+					bad(tok, "the tracking ring is not built in (CONFIG_TRACK)");
+				if ((cfg_procs = num(eq + 1, 0)) <= 0 && strcmp(eq + 1, "0"))
+					bad(tok, "a number of processes; procs=0 turns tracking off");
+			} else if (!strcmp(tok, "frame")) {
+				*eq = '=';
+				if (!CFG_FRAME)
+					bad(tok, "framing is not built in (CONFIG_FRAME)");
+				if (strcmp(eq + 1, "text"))
+					bad(tok, "the one framing is frame=text");
+				cfg_frame = 1;
+			} else if (!strcmp(tok, "baud")) {
+				*eq = '=';
+				if (!CFG_SERIAL)
+					bad(tok, "serial output is not built in (CONFIG_SERIAL)");
+				if (!sink_baud(cfg_baud = num(eq + 1, 0)))
+					bad(tok, "not a speed termios knows (9600 ... 4000000)");
+			} else if (!strcmp(tok, "out")) {
+				*eq = '=';
+				if (!eq[1])
+					bad(tok, "out= needs a path");
+				cfg_out = eq + 1;
+			} else {
+				*eq = '=';
+				bad(tok, "unknown key (buf= cpus= out= trip= after= holdoff= count= dumps= procs= frame= baud=)");
+			}
+		} else {
+			cfg_event(tok, tok);
+		}
+	}
+}
+
+/* ---- tracefs ---- */
+
+static char *tracefs_find(void)
+{
+	static char *const dir[] = { "/sys/kernel/tracing", "/sys/kernel/debug/tracing" };
+	char p[64];
+	int i, try;
+
+	if (!CFG_TRACEPOINTS)
+		return 0;
+	for (try = 0; try < 3; try++) {
+		for (i = 0; i < 2; i++) {
+			fmt(p, sizeof(p), "%s/events/header_page", dir[i]);
+			if (!access(p, R_OK))
+				return dir[i];
+		}
+		/* Mounting writes nothing to disk, so a read-only root is fine. */
+		if (try == 0)
+			mount("nodev", dir[0], "tracefs", 0, 0);
+		else if (try == 1)
+			mount("nodev", "/sys/kernel/debug", "debugfs", 0, 0);
+	}
+	return 0;
+}
+
+/* ---- listing ---- */
+
+struct names {
+	char *b;
+	size_t n, cap;
+};
+
+static void list_add(struct names *l, const char *s)
+{
+	size_t n = strlen(s) + 1;
+
+	if (l->n + n > l->cap) {
+		l->cap = (l->n + n) * 2;
+		l->b = xrealloc(l->b, l->n, l->cap);
+	}
+	memcpy(l->b + l->n, s, n);
+	l->n += n;
+}
+
+static void list_tp(const char *full, long id, void *ctx)
+{
+	list_add(ctx, full);
+}
+
+static int cmpstr(const void *a, const void *b)
+{
+	return strcmp(*(char **)a, *(char **)b);
+}
+
+void cfg_list(void)
+{
+	struct names l = { 0 };
+	char **v;
+	size_t i, n = 0;
+	const char *c;
+	int pmu = !access("/sys/bus/event_source/devices/cpu", F_OK) ||
+		  !access("/sys/bus/event_source/devices/armv8_pmuv3", F_OK);
+
+	for (c = named; *c; c += strlen(c) + 1) {
+		if (*c >> 4 == 4 && !pmu)
+			continue;
+		write(1, c + 1, strlen(c + 1));
+		write(1, *c >> 4 == 4 ? "\t[hardware]\n" : "\t[software]\n", 12);
+	}
+	if (!pmu)
+		msg("no hardware PMU found: hardware events left out");
+	if (!(tracefs = tracefs_find()))
+		die(1, "no tracefs: only software events");
+	tp_walk("*", "*", list_tp, &l);
+	for (i = 0; i < l.n; i += strlen(l.b + i) + 1)
+		n++;
+	v = xmalloc(n * sizeof(*v) + 1);
+	for (i = 0, n = 0; i < l.n; i += strlen(l.b + i) + 1)
+		v[n++] = l.b + i;
+	xsort(v, n, sizeof(*v), cmpstr);
+	out_begin(1, 0, 0, 0);
+	for (i = 0; i < n; i++) {
+		out_put(v[i], strlen(v[i]));
+		out_put("\t[tracepoint]\n", 14);
+	}
+	out_end();
+}
+
+/* ---- kernel ids ---- */
+
+/* Kernel id -> event, sorted, for every record that names its event:
+ * lean expansion, tripwire hits, big-endian swapping. */
+static struct { u64 id; int ev; } *idx;
+static int nidx;
+/* The kernel hands out ids from one counter, so ours are usually a
+ * compact range: then a direct table (event + 1, 0 for none) makes the
+ * lookup per dumped record O(1). */
+static u16 *idtab;
+static u64 idlo, idn;
+
+static int idx_cmp(const void *a, const void *b)
+{
+	u64 x = *(const u64 *)a, y = *(const u64 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+void ev_ids_init(void)
+{
+	int i, j;
+
+	idx = xmalloc(nev * nring * sizeof(*idx));
+	for (i = 0; i < nev; i++)
+		for (j = 0; j < nring; j++) {
+			idx[nidx].id = evs[i].ids[j];
+			idx[nidx++].ev = i;
+		}
+	xsort(idx, nidx, sizeof(*idx), idx_cmp);
+	idlo = idx[0].id;
+	idn = idx[nidx - 1].id - idlo + 1;
+	if (idn <= 16 * (u64)nidx + 4096 && nev < 65535) {
+		idtab = xmalloc(idn * sizeof(*idtab));
+		for (i = 0; i < nidx; i++)
+			idtab[idx[i].id - idlo] = idx[i].ev + 1;
+	}
+}
+
+struct event *ev_by_id(u64 id)
+{
+	int lo = 0, hi = nidx;
+
+	if (idtab)
+		return tab_ev(idtab, idlo, idn, id);
+	while (lo < hi) {
+		int m = (lo + hi) / 2;
+
+		if (idx[m].id < id)
+			lo = m + 1;
+		else
+			hi = m;
+	}
+	return lo < nidx && idx[lo].id == id ? evs + idx[lo].ev : 0;
+}
+
+/* The config into the table (the default's when config is 0, or when it
+ * names no events but keys or tripwires); -o out wins over out=. */
+void cfg_load(char *config, char *out)
+{
+	int i, c;
+
+	if (!config) {
+		config = xstrdup(DEFAULT_CONFIG);
+		cfg_default = 1;
+	}
+	tracefs = tracefs_find();
+	if (!tracefs && cfg_default)
+		msg("no tracefs: recording software events only");
+	cfg_parse(config);
+	if (out)
+		cfg_out = out;
+	for (i = c = 0; i < nev; i++)
+		c += !evs[i].trip;
+	if (!c && !cfg_default) {
+		cfg_default = 1;
+		cfg_parse(xstrdup(DEFAULT_CONFIG));
+	}
+	if (!nev)
+		die(2, "config: no events");
+	for (i = 0; i < ntrip; i++) {
+		struct trip *t = trips + i;
+
+		t->count = t->count < 0 ? cfg_count : t->count;
+		t->after = t->after < 0 ? cfg_after : t->after;
+		t->holdoff = t->holdoff < 0 ? cfg_holdoff : t->holdoff;
+	}
+	for (i = 0; i < nev; i++) {
+		if (cfg_stack) {
+			evs[i].attr.sample_type |= S_CALLCHAIN;
+			evs[i].attr.flags |= ATTR_EXCL_CALLCHAIN_USER;
+		}
+	}
+}

@@ -1,0 +1,60 @@
+/* cfg.h - the config string and what it becomes: the event table, the
+ * tripwires, the keys; tracefs and its tracepoints; -l. */
+#ifndef CFG_H
+#define CFG_H
+
+#include "ring.h"
+
+#define DEFAULT_CONFIG "sched:sched_switch sched:sched_wakeup\n" \
+	"  sched:sched_process_exec sched:sched_process_exit\n" \
+	"  signal:signal_generate cpu-clock@49"
+
+struct event {
+	struct perf_attr attr;
+	char *name;		/* "sched:sched_switch", "cpu-clock" */
+	char *filter;		/* ftrace filter, or 0 */
+	u64 *ids;		/* kernel ids, one per ring */
+	char *tok;		/* "'its config token' at N", for errors */
+	int trip;		/* tripwire number, or 0 */
+	int comm_off;		/* a tripwire's "char comm[16]" field, or <= 0 */
+};
+
+/* Tripwires: events that dump by themselves when they hit. Their options
+ * are -1 until the end of the config, then take the global keys. */
+struct trip {
+	char *what;		/* "segv", or the event as typed */
+	long count, after, holdoff;	/* after, holdoff in us */
+	unsigned hits, held;
+};
+
+extern struct event *evs;
+extern int nev;
+extern int nring;		/* CPUs recorded: each event has nring ids */
+extern struct trip trips[16];
+extern int ntrip;
+extern char *tracefs;		/* mount point, or 0 */
+
+/* The keys. */
+extern unsigned long cfg_buf;
+extern char *cfg_out;
+extern u64 cfg_cpus[16];	/* bitmap; empty: all online */
+extern int cfg_stack, cfg_lean, cfg_frame;
+extern long cfg_baud, cfg_dumps, cfg_procs;
+
+/* The config (0: the default) into the table; -o out wins over out=. */
+void cfg_load(char *config, char *out);
+void cfg_list(void);
+int sysfs_cpus(const char *path, u64 *set);
+void tp_path(char *b, size_t n, const char *name, const char *file);
+
+/* Once the rings are open and the ids known: kernel id -> event. */
+void ev_ids_init(void);
+struct event *ev_by_id(u64 id);
+
+/* A direct table's event (entries are event + 1, 0 for none). */
+static inline struct event *tab_ev(const u16 *t, u64 lo, u64 n, u64 key)
+{
+	return key - lo < n && t[key - lo] ? evs + t[key - lo] - 1 : 0;
+}
+
+#endif

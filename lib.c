@@ -1,0 +1,383 @@
+/* lib.c - what every other file may call, calling nothing but libc:
+ * messages and the one die helper, small stand-ins for libc (so that
+ * the static binary stays small), sort, and file reading. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include "lib.h"
+
+/* ---- messages: one tiny formatter, no stdio ---- */
+
+/* v in decimal at p, no further than e; returns the end. */
+static char *fmt_u(char *p, char *e, unsigned long long v)
+{
+	char t[24];
+	int n = 0;
+
+	do
+		t[n++] = '0' + v % 10;
+	while (v /= 10);
+	while (n && p < e)
+		*p++ = t[--n];
+	return p;
+}
+
+/* v in decimal at p, NUL-terminated; returns the NUL. */
+char *utoa(char *p, u64 v)
+{
+	p = fmt_u(p, p + 20, v);
+	*p = 0;
+	return p;
+}
+
+/* The errors tracer can meet, in musl's words; any other is "error N".
+ * (libc's strerror table is 2 KiB, a tenth of the smallest build.) */
+static const u16 err_no[] = {
+	EPERM, ENOENT, EIO, ENXIO, E2BIG, EBADF, EAGAIN, ENOMEM, EACCES,
+	EBUSY, EEXIST, ENODEV, ENOTDIR, EISDIR, EINVAL, EMFILE, ENOTTY,
+	EFBIG, ENOSPC, EROFS, EPIPE, ENAMETOOLONG, ENOSYS, EOPNOTSUPP,
+	ECONNRESET, ENOTCONN, EDQUOT, EINTR, ESRCH,
+};
+static const char err_str[] =
+	"Operation not permitted\0No such file or directory\0I/O error\0"
+	"No such device or address\0Argument list too long\0Bad file descriptor\0"
+	"Resource temporarily unavailable\0Out of memory\0Permission denied\0"
+	"Resource busy\0File exists\0No such device\0Not a directory\0"
+	"Is a directory\0Invalid argument\0Too many open files\0Not a tty\0"
+	"File too large\0No space left on device\0Read-only file system\0"
+	"Broken pipe\0Filename too long\0Function not implemented\0"
+	"Not supported\0Connection reset by peer\0Socket not connected\0"
+	"Quota exceeded\0Interrupted system call\0No such process";
+
+static char *err_fmt(char *p, char *e, int err)
+{
+	const char *s = err_str;
+	size_t i;
+
+	for (i = 0; i < sizeof(err_no) / sizeof(*err_no) && err_no[i] != err; i++)
+		s += strlen(s) + 1;
+	if (i == sizeof(err_no) / sizeof(*err_no)) {
+		for (s = "error "; *s && p < e; )
+			*p++ = *s++;
+		return fmt_u(p, e, err);
+	}
+	while (*s && p < e)
+		*p++ = *s++;
+	return p;
+}
+
+/* %s %c %d %u %L (unsigned long long); a trailing ':' appends strerror.
+ * Formats into [p, e) and returns the end. */
+static char *vfmt(char *p, char *e, const char *f, va_list ap)
+{
+	int err = errno;
+	const char *s;
+
+	for (; *f && p < e; f++) {
+		if (*f != '%') {
+			*p++ = *f;
+			continue;
+		}
+		switch (*++f) {
+		case 's':
+			for (s = va_arg(ap, char *); *s && p < e; )
+				*p++ = *s++;
+			break;
+		case 'c':
+			*p++ = va_arg(ap, int);
+			break;
+		case 'd': {
+			int v = va_arg(ap, int);
+
+			if (v < 0)
+				*p++ = '-';
+			p = fmt_u(p, e, v < 0 ? -(long long)v : v);
+			break;
+		}
+		case 'u':
+			p = fmt_u(p, e, va_arg(ap, unsigned));
+			break;
+		case 'L':
+			p = fmt_u(p, e, va_arg(ap, unsigned long long));
+			break;
+		}
+	}
+	if (!*f && f[-1] == ':' && p < e) {
+		*p++ = ' ';
+		p = err_fmt(p, e, err);
+	}
+	return p;
+}
+
+void fmt(char *b, size_t n, const char *f, ...)
+{
+	va_list ap;
+
+	va_start(ap, f);
+	*vfmt(b, b + n - 1, f, ap) = 0;
+	va_end(ap);
+}
+
+static void vmsg(const char *f, va_list ap)
+{
+	char b[512], *p;
+
+	memcpy(b, "tracer: ", 8);
+	p = vfmt(b + 8, b + sizeof(b) - 1, f, ap);
+	*p++ = '\n';
+	write(2, b, p - b);
+}
+
+void msg(const char *f, ...)
+{
+	va_list ap;
+
+	va_start(ap, f);
+	vmsg(f, ap);
+	va_end(ap);
+}
+
+void (*die_hook)(void);
+
+_Noreturn void die(int code, const char *f, ...)
+{
+	va_list ap;
+
+	va_start(ap, f);
+	vmsg(f, ap);
+	va_end(ap);
+	if (die_hook)
+		die_hook();
+	_exit(code);
+}
+
+/* ---- small stand-ins for libc, so the static binary stays small ---- */
+
+/* Memory is only taken at set-up (and by -x) and never given back, so
+ * a bump allocator over mmap does; big blocks get their own mapping.
+ * Both come zeroed, and untouched pages cost nothing. */
+void *xmalloc(size_t n)
+{
+	static char *cur, *end;
+	char *p;
+
+	n = (n + 15) & ~(size_t)15;
+	if (n >= 1 << 16 || (size_t)(end - cur) < n) {
+		size_t m = n >= 1 << 16 ? n : 1 << 18;
+
+		p = mmap(0, m, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (p == MAP_FAILED)
+			die(1, "out of memory");
+		if (m == n)
+			return p;
+		cur = p, end = p + m;
+	}
+	p = cur;
+	cur += n;
+	return p;
+}
+
+void *xrealloc(void *p, size_t old, size_t n)
+{
+	void *q = xmalloc(n);
+
+	return p ? memcpy(q, p, old < n ? old : n) : q;
+}
+
+char *xstrndup(const char *s, size_t n)
+{
+	char *p = xmalloc(n + 1);
+
+	return memcpy(p, s, n);
+}
+
+char *xstrdup(const char *s)
+{
+	return xstrndup(s, strlen(s));
+}
+
+/* strtoull without locale or errno: spaces, then an optional 0x for
+ * base 16, then digits. */
+u64 xtou(const char *s, char **end, int base)
+{
+	u64 v = 0;
+
+	while (*s == ' ' || *s == '\t')
+		s++;
+	if (base == 16 && s[0] == '0' && (s[1] | 32) == 'x')
+		s += 2;
+	for (;; s++) {
+		int d = *s >= '0' && *s <= '9' ? *s - '0' :
+			(*s | 32) >= 'a' && (*s | 32) <= 'f' ? (*s | 32) - 'a' + 10 : 99;
+
+		if (d >= base)
+			break;
+		v = v * base + d;
+	}
+	if (end)
+		*end = (char *)s;
+	return v;
+}
+
+/* strchr, strrchr, and strspn (in = 1) or strcspn (in = 0): libc's are
+ * fast, and together 0.8 KiB; tracer's strings are short. */
+char *xstrchr(const char *s, int c)
+{
+	for (; *s != (char)c; s++)
+		if (!*s)
+			return 0;
+	return (char *)s;
+}
+
+char *xstrrchr(const char *s, int c)
+{
+	const char *r = 0;
+
+	do
+		if (*s == (char)c)
+			r = s;
+	while (*s++);
+	return (char *)r;
+}
+
+size_t span(const char *s, const char *set, int in)
+{
+	const char *p = s;
+
+	while (*p && !!xstrchr(set, *p) == in)
+		p++;
+	return p - s;
+}
+
+char *xstrstr(const char *h, const char *n)
+{
+	size_t k = strlen(n);
+
+	for (; *h; h++)
+		if (!strncmp(h, n, k))
+			return (char *)h;
+	return 0;
+}
+
+/* Shell sort: small, in place, and quick enough for the few thousand
+ * items tracer ever sorts (names, ids, the process table; never the
+ * records of a dump, which are merged). Items are at most 32 bytes. */
+void xsort(void *base, size_t n, size_t sz, int (*cmp)(const void *, const void *))
+{
+	char *b = base, t[32];
+	size_t g = n, i, j;
+
+	while (g > 1) {
+		g = g < 3 ? 1 : g * 5 / 11;
+		for (i = g; i < n; i++) {
+			memcpy(t, b + i * sz, sz);
+			for (j = i; j >= g && cmp(b + (j - g) * sz, t) > 0; j -= g)
+				memcpy(b + j * sz, b + (j - g) * sz, sz);
+			memcpy(b + j * sz, t, sz);
+		}
+	}
+}
+
+/* Globs in event names: '*' and '?'. */
+int glob(const char *p, const char *s)
+{
+	if (*p == '*')
+		return glob(p + 1, s) || (*s && glob(p, s + 1));
+	if (!*p)
+		return !*s;
+	return *s && (*p == '?' || *p == *s) && glob(p + 1, s + 1);
+}
+
+/* Read a whole (proc, sys or tracefs) file: their st_size is 0. */
+long readfile(const char *path, char *buf, long max)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	long n = 0, r;
+
+	if (fd < 0)
+		return -1;
+	while (n < max && (r = read(fd, buf + n, max - n)) > 0)
+		n += r;
+	close(fd);
+	return n;
+}
+
+u64 now_us(void)
+{
+	struct { long s, ns; } t;
+
+	/* The syscall, not libc's: its vDSO lookup is 1 KiB, and this is
+	 * called a few times per dump. The old clock_gettime's timespec is
+	 * two longs on every ABI; a monotonic clock needs no more. */
+	syscall(SYS_clock_gettime, CLOCK_MONOTONIC, &t);
+	return t.s * 1000000ULL + t.ns / 1000;
+}
+
+
+/* Numbers with an optional k/m/g suffix; 0 on garbage. */
+unsigned long long num(const char *s, int suffix)
+{
+	char *e;
+	unsigned long long v;
+
+	if (*s < '0' || *s > '9')
+		return 0;
+	v = xtou(s, &e, 10);
+	if (suffix && *e && !e[1]) {
+		const char *u = xstrchr("kKmMgG", *e);
+
+		if (u) {
+			v <<= 10 * (1 + (u - "kKmMgG") / 2);
+			e++;
+		}
+	}
+	return *e ? 0 : v;
+}
+
+
+/* Call fn(name, ctx) for each entry of a directory; no allocation. */
+void dir_each(const char *dir, void (*fn)(const char *, void *), void *ctx)
+{
+	char b[4096];
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	long n, i;
+
+	if (fd < 0)
+		return;
+	while ((n = syscall(SYS_getdents64, fd, b, sizeof(b))) > 0)
+		for (i = 0; i < n; i += *(u16 *)(b + i + 16))
+			if (b[i + 19] != '.')
+				fn(b + i + 19, ctx);
+	close(fd);
+}
+
+
+/* Walk ELF notes (namesz, descsz, type, name, desc; 4-aligned) for the
+ * GNU build-id (type 3). */
+int note_build_id(const unsigned char *p, long len, u8 *id)
+{
+	long off = 0;
+
+	while (off + 12 <= len) {
+		u32 nsz, dsz, type;
+
+		memcpy(&nsz, p + off, 4);
+		memcpy(&dsz, p + off + 4, 4);
+		memcpy(&type, p + off + 8, 4);
+		off += 12;
+		if (nsz > 256 || dsz > 256)
+			break;
+		if (type == 3 && nsz == 4 && !memcmp(p + off, "GNU", 4) && dsz >= 20 &&
+		    off + 4 + 20 <= len) {
+			memcpy(id, p + off + 4, 20);
+			return 20;
+		}
+		off += ((nsz + 3) & ~3) + ((dsz + 3) & ~3);
+	}
+	return 0;
+}

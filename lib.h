@@ -1,0 +1,47 @@
+/* lib.h - the bottom layer: messages and the one die helper, the
+ * allocator, the string and number helpers, sort, and file reading. It
+ * knows nothing of tracer; everything else may call it. */
+#ifndef LIB_H
+#define LIB_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef uint64_t u64;
+typedef uint32_t u32;
+typedef uint16_t u16;
+typedef uint8_t u8;
+
+/* Messages: "tracer: WHAT", and a trailing ':' in the format appends
+ * strerror. %s %c %d %u and %L (unsigned long long). */
+void fmt(char *b, size_t n, const char *f, ...);
+void msg(const char *f, ...);
+_Noreturn void die(int code, const char *f, ...);
+/* What die does before it exits: put back what must not stay as we
+ * left it (a serial port's settings). */
+extern void (*die_hook)(void);
+char *utoa(char *p, u64 v);
+
+/* Memory, taken at set-up and never given back. */
+void *xmalloc(size_t n);
+void *xrealloc(void *p, size_t old, size_t n);
+char *xstrdup(const char *s);
+char *xstrndup(const char *s, size_t n);
+
+/* Strings and numbers. */
+u64 xtou(const char *s, char **end, int base);
+unsigned long long num(const char *s, int suffix);
+char *xstrstr(const char *h, const char *n);
+char *xstrchr(const char *s, int c);
+char *xstrrchr(const char *s, int c);
+size_t span(const char *s, const char *set, int in);
+int glob(const char *p, const char *s);
+void xsort(void *base, size_t n, size_t sz, int (*cmp)(const void *, const void *));
+
+/* Files, time. */
+long readfile(const char *path, char *buf, long max);
+void dir_each(const char *dir, void (*fn)(const char *, void *), void *ctx);
+int note_build_id(const unsigned char *p, long len, u8 *id);
+u64 now_us(void);
+
+#endif

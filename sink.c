@@ -1,0 +1,222 @@
+/* sink.c - where dumps go, and how: a buffered output that waits in
+ * poll() for room, reports progress on slow links and remembers its
+ * first error; stdout, a tty put in raw mode at the speed asked for (and
+ * put back on every exit path), a fifo, or new files. */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <string.h>
+#include <unistd.h>
+#include <termios.h>
+#include <sys/stat.h>
+#include "config.h"
+#include "ring.h"
+#include "frame.h"
+#include "sink.h"
+
+/* ---- output sink ----
+ * Writes wait in poll() for room, so that during the final dump a second
+ * SIGINT/SIGTERM (on the signalfd) is seen at once, and so that a slow
+ * link can report progress. A failing sink only fails this dump. */
+
+int sink_fd = -1;	/* a stream: stdout, a tty, a fifo; -1: files */
+const char *sink_name = "stdout";
+static char obuf[(1 << 16) + 64];	/* + what out_room may add to a record */
+static size_t on;
+static int ofd, oerr, ofinal, osfd = -1, oframe, odump;
+static size_t ochunk;
+static u64 ot0, otick, owritten, ohint;
+u64 out_pos;
+static struct termios tio_saved;
+static int tio_fd = -1;
+
+/* Every exit path comes here: put a serial port back as we found it. */
+void sink_restore(void)
+{
+	if (CFG_SERIAL && tio_fd >= 0)
+		tcsetattr(tio_fd, TCSANOW, &tio_saved);
+}
+
+void sink_write(const char *p, size_t n)
+{
+	while (n && !oerr) {
+		struct pollfd pf[2] = { { ofd, POLLOUT, 0 }, { osfd, POLLIN, 0 } };
+		ssize_t w;
+		u64 t;
+
+		if (poll(pf, 1 + (ofinal && osfd >= 0), -1) < 0)
+			continue;
+		if (pf[1].revents) {
+			msg("second signal: exiting before the final dump is written");
+			sink_restore();
+			_exit(1);
+		}
+		/* A pipe or tty takes PIPE_BUF without blocking once POLLOUT. */
+		w = write(ofd, p, n > ochunk ? ochunk : n);
+		if (w < 0 && (errno == EINTR || errno == EAGAIN))
+			continue;
+		if (w <= 0) {
+			oerr = w ? errno : EIO;
+			break;
+		}
+		p += w, n -= w, owritten += w;
+		t = now_us();
+		if (t - otick >= 3000000) {
+			u64 rate = owritten * 1000000 / (t - ot0 + 1) + 1;
+
+			otick = t;
+			msg("dump %d: %L of ~%L bytes written, %L s to go", odump,
+			    owritten, ohint, ohint > owritten ? (ohint - owritten) / rate : 0);
+		}
+	}
+}
+
+static void out_flush(const char *p, size_t n)
+{
+	if (CFG_FRAME && oframe)
+		frame_put(p, n);
+	else
+		sink_write(p, n);
+}
+
+/* Dump number dump begins on fd; hint: about how many bytes it will be,
+ * for progress messages; frame: as text lines. */
+void out_begin(int fd, u64 hint, int dump, int frame)
+{
+	ofd = fd;
+	on = oerr = 0;
+	/* A pipe, fifo, socket or tty (they can't seek) takes PIPE_BUF
+	 * without blocking; files and /dev/null take it all at once. */
+	ochunk = lseek(fd, 0, SEEK_CUR) < 0 ? 4096 : sizeof(obuf);
+	out_pos = owritten = 0;
+	ot0 = otick = now_us();
+	ohint = hint;
+	odump = dump;
+	oframe = frame;
+	if (CFG_FRAME && oframe)
+		frame_begin(dump, sink_write);
+}
+
+void out_put(const void *p, size_t n)
+{
+	out_pos += n;
+	if (on + n > sizeof(obuf)) {
+		out_flush(obuf, on);
+		on = 0;
+		if (n >= sizeof(obuf)) {
+			out_flush(p, n);
+			return;
+		}
+	}
+	memcpy(obuf + on, p, n);
+	on += n;
+}
+
+/* Room for n bytes in the output buffer, to write in place; then
+ * out_commit says how many were written. */
+void *out_room(size_t n)
+{
+	if (on + n > sizeof(obuf)) {
+		out_flush(obuf, on);
+		on = 0;
+	}
+	return obuf + on;
+}
+
+void out_commit(size_t n)
+{
+	on += n;
+	out_pos += n;
+}
+
+int out_end(void)
+{
+	out_flush(obuf, on);
+	on = 0;
+	if (CFG_FRAME && oframe)
+		frame_end();
+	oframe = 0;
+	return oerr;
+}
+
+speed_t sink_baud(long b)
+{
+	static const struct { int b; speed_t s; } t[] = {
+		{ 9600, B9600 }, { 19200, B19200 }, { 38400, B38400 }, { 57600, B57600 },
+		{ 115200, B115200 }, { 230400, B230400 }, { 460800, B460800 },
+		{ 500000, B500000 }, { 576000, B576000 }, { 921600, B921600 },
+		{ 1000000, B1000000 }, { 1500000, B1500000 }, { 2000000, B2000000 },
+		{ 3000000, B3000000 }, { 4000000, B4000000 },
+	};
+	unsigned i;
+
+	for (i = 0; i < sizeof(t) / sizeof(*t); i++)
+		if (t[i].b == b)
+			return t[i].s;
+	return 0;
+}
+
+/* A serial port: raw, at the speed asked for; restored on every exit. */
+static void tty_raw(int fd, long speed)
+{
+	struct termios t;
+
+	if (tcgetattr(fd, &tio_saved))
+		die(1, "%s: tcgetattr:", sink_name);
+	tio_fd = fd;
+	die_hook = sink_restore;
+	t = tio_saved;
+	cfmakeraw(&t);
+	if (speed) {
+		cfsetospeed(&t, sink_baud(speed));
+		cfsetispeed(&t, sink_baud(speed));
+	}
+	if (tcsetattr(fd, TCSANOW, &t))
+		die(1, "%s: tcsetattr:", sink_name);
+}
+
+
+/* Where dumps go: out (-o), or stdout. Something that exists and is not a
+ * regular file (a tty, a fifo, /dev/null) is a stream, opened once, and
+ * sink_fd says so; otherwise each dump is a new file, and sink_fd is -1.
+ * frame: dumps go as text lines; speed: a tty's, or 0. */
+void sink_open(const char *out, int frame, long speed)
+{
+	if (out && (sink_fd = open(out, O_WRONLY | O_NOCTTY | O_CLOEXEC)) < 0 &&
+	    errno != ENOENT)
+		die(1, "-o %s:", out);
+	if (sink_fd >= 0 && S_ISREG(ring_fd_mode(sink_fd))) {
+		close(sink_fd);
+		sink_fd = -1;
+	}
+	if (sink_fd >= 0) {
+		sink_name = out;
+		if (isatty(sink_fd)) {
+			if (!CFG_SERIAL)
+				die(2, "-o %s: serial output is not built in (CONFIG_SERIAL)", out);
+			tty_raw(sink_fd, speed);
+		}
+	} else if (!out) {
+		sink_fd = 1;
+		if (isatty(1) && !frame)
+			die(2, "stdout is a terminal: give -o FILE, pipe it (tracer | perf script -i -), or use frame=text");
+	} else {
+		char dir[4096], *sl;
+
+		if (strlen(out) > 4000)
+			die(2, "%s: path too long", out);
+		/* Find out now, not when the moment that matters is dumped. */
+		memcpy(dir, out, strlen(out) + 1);
+		sl = xstrrchr(dir, '/');
+		if (sl)
+			sl[sl == dir] = 0;
+		if (access(sl ? dir : ".", W_OK | X_OK))
+			die(1, "-o %s: can't create files in %s:", out, sl ? dir : ".");
+	}
+}
+
+void sink_final(int sfd)
+{
+	ofinal = 1;
+	osfd = sfd;
+}

@@ -1,0 +1,16 @@
+/* track.h - processes, as perf needs to name them: the tracking ring and
+ * the process table (processes that are gone), and /proc (live ones). */
+#ifndef TRACK_H
+#define TRACK_H
+
+#include "ring.h"
+
+void track_init(int n);
+int track_open(int i, int cpu);
+void track_read(void);
+size_t track_copy(unsigned char *dst);
+size_t track_max(void);
+void track_stats(unsigned long *used, unsigned long *evicted, unsigned long *dropped);
+void track_proc(int new_only);
+
+#endif
