@@ -11,6 +11,11 @@
 #include <sys/syscall.h>
 #include "lib.h"
 
+/* The old clock_gettime (two longs), which time64 ABIs call ..32. */
+#ifndef SYS_clock_gettime
+#define SYS_clock_gettime SYS_clock_gettime32
+#endif
+
 /* ---- messages: one tiny formatter, no stdio ---- */
 
 /* v in decimal at p, no further than e; returns the end. */

@@ -140,10 +140,6 @@ struct ring {
 #define SYS_FSTAT SYS_fstat
 #endif
 
-/* The old clock_gettime (two longs), which time64 ABIs call ..32. */
-#ifndef SYS_clock_gettime
-#define SYS_clock_gettime SYS_clock_gettime32
-#endif
 
 int ring_event_open(struct perf_attr *a, int cpu, int group);
 int ring_map(struct ring *r, int fd, int cpu, unsigned long size, int forward);

@@ -4,8 +4,9 @@
  * something goes wrong the ring has long overwritten them, and a process
  * that already exited is not in /proc either. So each CPU also has a
  * small forward ring for a dummy event that carries comm, exec, mmap2
- * (executable maps) and fork/exit records. It wakes us only at a watermark, and we fold what
- * it holds into a bounded table: per process, its records in time order.
+ * (executable maps) and fork/exit records. It wakes us only at a
+ * watermark, and we fold what it holds into a bounded table: per
+ * process, its records in time order.
  * At dump time the table's records go into the dump with their own
  * timestamps, sorted among the samples, so perf sees each comm and map
  * as it was when it applied.
