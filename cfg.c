@@ -3,6 +3,7 @@
  * tripwires and their presets, and the keys; -l lists what there is.
  * Errors name the token the user typed and its position, and exit 2. */
 #include <errno.h>
+#include <signal.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/mount.h>
@@ -28,9 +29,13 @@ static long cfg_count = 1, cfg_after, cfg_holdoff;
 static const char *cfg_text;	/* being parsed: tokens get cut up */
 static char *cfg_orig;		/* a copy to quote tokens from */
 
-/* Presets: what each expands to. */
+/* Presets: what each expands to. Signal numbers are the arch's, from
+ * musl's <signal.h> (SIGBUS is 7 on x86 and arm, 10 on mips). */
+#define S_(n) #n
+#define S(n) S_(n)
 static const char *const preset[][2] = {
-	{ "segv", "signal:signal_generate/sig==11 || sig==7 || sig==4 || sig==6 || sig==8/" },
+	{ "segv", "signal:signal_generate/sig==" S(SIGSEGV) " || sig==" S(SIGBUS) " || sig=="
+		  S(SIGILL) " || sig==" S(SIGABRT) " || sig==" S(SIGFPE) "/" },
 	{ "oom", "oom:mark_victim" },
 	{ "oops", "printk:console/msg ~ \"*Oops*\" || msg ~ \"*BUG:*\" || "
 		  "msg ~ \"*WARNING:*\" || msg ~ \"*Kernel panic*\"/" },
@@ -411,15 +416,12 @@ static void cfg_parse(char *s)
 		} else if (eq && eq < tok + span(tok, ":/", 0)) {
 			*eq = 0;
 			if (!strcmp(tok, "buf")) {
-				long pg = getpagesize();
-				unsigned long long v = num(eq + 1, 1), n = 1;
+				unsigned long long v = num(eq + 1, 1);
 
 				*eq = '=';
 				if (!v || v > 1ULL << 30)
 					bad(tok, "bad size: use a number with k or m, up to 1g");
-				while (n * pg < v)
-					n <<= 1;
-				cfg_buf = n * pg;
+				cfg_buf = ring_size(v);
 			} else if (!strcmp(tok, "cpus")) {
 				u64 online[16];
 				int i;

@@ -238,7 +238,7 @@ static void open_all(void)
 
 			if (fd < 0)
 				open_fail(e, cpu);
-			if (!to->base && ring_map(to, fd, cpu, e->trip ? TRIP_RING : cfg_buf, e->trip))
+			if (!to->base && ring_map(to, fd, cpu, e->trip ? ring_size(TRIP_RING) : cfg_buf, e->trip))
 				die(1, "mmap of a %L byte ring on cpu %d:", (u64)cfg_buf, cpu);
 			else if (to->fd != fd && ring_attach(to, fd))
 				die(1, "%s on cpu %d: SET_OUTPUT:", e->name, cpu);
@@ -396,7 +396,8 @@ void dump(const char *why)
 	/* The blind window: from the first pause to the last resume. */
 	t0 = now_us();
 	for (i = 0; i < (size_t)nring; i++)
-		ring_pause(rings + i, 1);
+		if (ring_pause(rings + i, 1))
+			msg("cpu %d: PAUSE_OUTPUT: the copy may hold a torn record:", rings[i].cpu);
 	for (i = 0; i < (size_t)nring; i++) {
 		struct ring *r = rings + i;
 		unsigned long head = ring_head(r);
@@ -411,7 +412,8 @@ void dump(const char *why)
 	}
 	/* Recording that SIGUSR1 turned off stays off. */
 	for (i = 0; i < (size_t)nring && !rec_off; i++)
-		ring_pause(rings + i, 0);
+		if (ring_pause(rings + i, 0))
+			msg("cpu %d: resuming the ring:", rings[i].cpu);
 	t1 = now_us();
 	/* The process table and the tripwire hits (perf script shows what
 	 * tripped): one run, sorted. */
@@ -499,7 +501,8 @@ int dump_toggle(void)
 
 	rec_off = !rec_off;
 	for (i = 0; i < nring; i++)
-		ring_pause(rings + i, rec_off);
+		if (ring_pause(rings + i, rec_off))
+			msg("cpu %d: PAUSE_OUTPUT:", rings[i].cpu);
 	return rec_off;
 }
 

@@ -8,13 +8,9 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include "lib.h"
-
-/* The old clock_gettime (two longs), which time64 ABIs call ..32. */
-#ifndef SYS_clock_gettime
-#define SYS_clock_gettime SYS_clock_gettime32
-#endif
 
 /* ---- messages: one tiny formatter, no stdio ---- */
 
@@ -314,12 +310,21 @@ long readfile(const char *path, char *buf, long max)
 
 u64 now_us(void)
 {
-	struct { long s, ns; } t;
-
 	/* The syscall, not libc's: its vDSO lookup is 1 KiB, and this is
-	 * called a few times per dump. The old clock_gettime's timespec is
-	 * two longs on every ABI; a monotonic clock needs no more. */
+	 * called a few times per dump. A 32-bit ABI with 64-bit time has
+	 * clock_gettime64 (Linux 5.1), and its old call may be configured
+	 * out of the kernel; before 5.1 there is only the old one, whose
+	 * timespec is two longs, as on every 64-bit ABI. */
+	struct { long s, ns; } t = { 0, 0 };
+#ifdef SYS_clock_gettime64
+	struct { long long s, ns; } t64;
+
+	if (!syscall(SYS_clock_gettime64, CLOCK_MONOTONIC, &t64))
+		return t64.s * 1000000ULL + t64.ns / 1000;
+	syscall(SYS_clock_gettime32, CLOCK_MONOTONIC, &t);
+#else
 	syscall(SYS_clock_gettime, CLOCK_MONOTONIC, &t);
+#endif
 	return t.s * 1000000ULL + t.ns / 1000;
 }
 
@@ -385,4 +390,21 @@ int note_build_id(const unsigned char *p, long len, u8 *id)
 		off += ((nsz + 3) & ~3) + ((dsz + 3) & ~3);
 	}
 	return 0;
+}
+
+/* The type bits of an fd's st_mode. statx has one layout on every arch
+ * (stx_mode at 28), where libc's fstat is 0.8 KiB of per-arch
+ * conversions. Before Linux 4.11 there is no statx: then a tty, or what
+ * can't seek (a fifo, a socket), is a stream, and anything else counts
+ * as a regular file, which is never written over. */
+unsigned fd_mode(int fd)
+{
+	u64 sx[32];
+	u16 m;
+
+	if (!syscall(SYS_statx, fd, "", AT_EMPTY_PATH, 1 /* STATX_TYPE */, sx)) {
+		memcpy(&m, (char *)sx + 28, 2);
+		return m & S_IFMT;
+	}
+	return isatty(fd) ? S_IFCHR : lseek(fd, 0, SEEK_CUR) < 0 ? S_IFIFO : S_IFREG;
 }

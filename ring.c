@@ -11,6 +11,18 @@ int ring_event_open(struct perf_attr *a, int cpu, int group)
 	return syscall(SYS_perf_event_open, a, -1, cpu, group, 8 /* CLOEXEC */);
 }
 
+/* A ring's data size: at least want, and a power of two of pages (what
+ * the kernel maps). Pages are 4 KiB on most boards, 16 or 64 KiB on
+ * some arm64, mips and powerpc kernels. */
+unsigned long ring_size(unsigned long want)
+{
+	unsigned long n = getpagesize();
+
+	while (n < want)
+		n <<= 1;
+	return n;
+}
+
 /* Map 1 + size/page pages. Read-only is what makes a ring overwritable;
  * a forward ring is mapped writable so we can hand back data_tail. */
 int ring_map(struct ring *r, int fd, int cpu, unsigned long size, int forward)
@@ -34,18 +46,6 @@ int ring_map(struct ring *r, int fd, int cpu, unsigned long size, int forward)
 	return 0;
 }
 
-/* st_mode of an fd, or 0; libc's fstat is 0.7 KiB of conversions. */
-unsigned ring_fd_mode(int fd)
-{
-	u64 st[32];		/* bigger than any ABI's struct stat */
-	u32 m;
-
-	if (syscall(SYS_FSTAT, fd, st))
-		return 0;
-	memcpy(&m, (char *)st + STAT_MODE_OFF, 4);
-	return m;
-}
-
 /* Route another event of the same CPU into this ring. */
 int ring_attach(struct ring *r, int fd)
 {
@@ -54,9 +54,9 @@ int ring_attach(struct ring *r, int fd)
 
 /* While paused the kernel drops new records and counts them; after resume
  * it writes a LOST record first. Events stay enabled throughout. */
-void ring_pause(struct ring *r, int paused)
+int ring_pause(struct ring *r, int paused)
 {
-	ioctl(r->fd, IOC_PAUSE_OUTPUT, paused);
+	return ioctl(r->fd, IOC_PAUSE_OUTPUT, paused);
 }
 
 /* data_head or data_tail as an unsigned long. A 32-bit CPU touches the

@@ -31,6 +31,7 @@
 #ifndef RING_H
 #define RING_H
 
+#include <sys/ioctl.h>
 #include <sys/syscall.h>
 #include "lib.h"
 
@@ -102,14 +103,14 @@ struct rec_hdr {
 	u16 misc, size;
 };
 
-/* ioctls: the generic _IOC encoding, shared by x86, arm, arm64, s390,
- * riscv (not by powerpc, mips or sparc). */
-#define IOC(dir, nr, sz) (((unsigned long)(dir) << 30) | ((sz) << 16) | ('$' << 8) | (nr))
-#define IOC_ENABLE		IOC(0, 0, 0)
-#define IOC_SET_OUTPUT		IOC(0, 5, 0)
-#define IOC_SET_FILTER		IOC(1, 6, sizeof(char *))
-#define IOC_ID			IOC(2, 7, sizeof(void *))
-#define IOC_PAUSE_OUTPUT	IOC(1, 9, 4)
+/* The perf ioctls, encoded by musl's _IO/_IOR/_IOW for this arch: the
+ * direction bits differ (mips, powerpc, sparc and alpha put three of them
+ * at bit 29). IOC_ID's size is a pointer's, as the kernel declares it. */
+#define IOC_ENABLE		_IO('$', 0)
+#define IOC_SET_OUTPUT		_IO('$', 5)
+#define IOC_SET_FILTER		_IOW('$', 6, char *)
+#define IOC_ID			_IOR('$', 7, u64 *)
+#define IOC_PAUSE_OUTPUT	_IOW('$', 9, u32)
 
 /* Offsets in the first (user) page of the mapping. */
 #define PG_DATA_HEAD 1024
@@ -126,26 +127,11 @@ struct ring {
 	int cpu;
 };
 
-/* st_mode in what fstat (fstat64 on 32-bit ABIs) fills in: after dev,
- * ino and nlink in the old 64-bit layouts, after dev and ino elsewhere
- * (asm-generic, and stat64's dev, pad, ino). */
-#if defined(__x86_64__) || defined(__s390x__) || defined(__powerpc64__)
-#define STAT_MODE_OFF 24
-#else
-#define STAT_MODE_OFF 16
-#endif
-#ifdef SYS_fstat64
-#define SYS_FSTAT SYS_fstat64
-#else
-#define SYS_FSTAT SYS_fstat
-#endif
-
-
 int ring_event_open(struct perf_attr *a, int cpu, int group);
+unsigned long ring_size(unsigned long want);
 int ring_map(struct ring *r, int fd, int cpu, unsigned long size, int forward);
 int ring_attach(struct ring *r, int fd);
-void ring_pause(struct ring *r, int paused);
-unsigned ring_fd_mode(int fd);
+int ring_pause(struct ring *r, int paused);
 unsigned long ring_head(struct ring *r);
 void ring_read(struct ring *r, void (*fn)(const struct rec_hdr *, void *), void *ctx);
 unsigned char *ring_walk(const unsigned char *data, unsigned long size,

@@ -185,7 +185,7 @@ void sink_open(const char *out, int frame, long speed)
 	if (out && (sink_fd = open(out, O_WRONLY | O_NOCTTY | O_CLOEXEC)) < 0 &&
 	    errno != ENOENT)
 		die(1, "-o %s:", out);
-	if (sink_fd >= 0 && S_ISREG(ring_fd_mode(sink_fd))) {
+	if (sink_fd >= 0 && S_ISREG(fd_mode(sink_fd))) {
 		close(sink_fd);
 		sink_fd = -1;
 	}

@@ -91,7 +91,7 @@ static void trip_hit(struct trip *t, u32 pid)
 	char *comm = hit_comm;
 	u64 now = now_us();
 
-	if (++t->hits < t->count) {
+	if ((long)++t->hits < t->count) {
 		msg("trip %s: hit %u of %u, by pid %u (%s)", t->what, t->hits, (unsigned)t->count, pid, comm);
 		return;
 	}

@@ -471,6 +471,7 @@ static void fold(struct rec_hdr *h)
 }
 
 static int ntr;
+static unsigned long trsize;	/* a tracking ring's bytes: TRACK_RING, or a page */
 static unsigned char *batch;
 static size_t nbatch;
 static struct bix {
@@ -480,7 +481,7 @@ static struct bix {
 
 static void batch_add(const struct rec_hdr *h, void *ctx)
 {
-	if (nbatch + h->size > (size_t)ntr * TRACK_RING)
+	if (nbatch + h->size > (size_t)ntr * trsize)
 		return;		/* cannot happen: the rings hold no more */
 	memcpy(batch + nbatch, h, h->size);
 	nbatch += h->size;
@@ -507,8 +508,9 @@ void track_init(int n)
 	for (i = 0; i < cfg_procs; i++)
 		slots[i].b = pool + i * SLOT;
 	tr = xmalloc(n * sizeof(*tr));
-	batch = xmalloc(n * TRACK_RING);
-	bix = xmalloc(n * TRACK_RING / 40 * sizeof(*bix));
+	trsize = ring_size(TRACK_RING);
+	batch = xmalloc(n * trsize);
+	bix = xmalloc(n * trsize / 40 * sizeof(*bix));
 	ntr = n;
 }
 
@@ -528,11 +530,11 @@ int track_open(int i, int cpu)
 	a.flags = ATTR_SAMPLE_ID_ALL | ATTR_EXCLUDE_GUEST | ATTR_WATERMARK |
 		  ATTR_BIT(8) /* mmap */ | ATTR_BIT(9) /* comm */ | ATTR_BIT(13) /* task */ |
 		  ATTR_BIT(23) /* mmap2 */ | ATTR_BIT(24) /* comm_exec */;
-	a.wakeup_events = TRACK_RING / 2;	/* wakeup_watermark: batches */
+	a.wakeup_events = trsize / 2;	/* wakeup_watermark: batches */
 	fd = ring_event_open(&a, cpu, -1);
 	if (fd < 0)
 		return -1;
-	if (ring_map(tr + i, fd, cpu, TRACK_RING, 1))
+	if (ring_map(tr + i, fd, cpu, trsize, 1))
 		die(1, "mmap of the tracking ring on cpu %d:", cpu);
 	return fd;
 }
