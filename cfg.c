@@ -594,21 +594,38 @@ static int idx_cmp(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* Again whenever ids change: the header's, and each ring's kernel ids
+ * now and before (a CPU back online records under new ids, and its ring
+ * still holds records under the old ones). */
 void ev_ids_init(void)
 {
-	int i, j;
+	static size_t tcap;
+	int i, j, k;
 
-	idx = xmalloc(nev * nring * sizeof(*idx));
+	if (!idx)
+		idx = xmalloc(3 * (size_t)nev * nring * sizeof(*idx));
+	nidx = 0;
 	for (i = 0; i < nev; i++)
 		for (j = 0; j < nring; j++) {
-			idx[nidx].id = evs[i].ids[j];
-			idx[nidx++].ev = i;
+			u64 v[3] = { evs[i].ids[j], CFG_HOTPLUG ? evs[i].kid[2 * j] : 0,
+				     CFG_HOTPLUG ? evs[i].kid[2 * j + 1] : 0 };
+
+			for (k = 0; k < (CFG_HOTPLUG ? 3 : 1); k++)
+				if (v[k] && (!k || v[k] != v[0])) {
+					idx[nidx].id = v[k];
+					idx[nidx++].ev = i;
+				}
 		}
 	xsort(idx, nidx, sizeof(*idx), idx_cmp);
 	idlo = idx[0].id;
 	idn = idx[nidx - 1].id - idlo + 1;
+	idtab = 0;
 	if (idn <= 16 * (u64)nidx + 4096 && nev < 65535) {
-		idtab = xmalloc(idn * sizeof(*idtab));
+		static u16 *t;
+
+		if (idn > tcap)
+			t = xmalloc((tcap = idn) * sizeof(*t));
+		idtab = memset(t, 0, idn * sizeof(*t));
 		for (i = 0; i < nidx; i++)
 			idtab[idx[i].id - idlo] = idx[i].ev + 1;
 	}

@@ -13,7 +13,10 @@ struct event {
 	struct perf_attr attr;
 	char *name;		/* "sched:sched_switch", "cpu-clock" */
 	char *filter;		/* ftrace filter, or 0 */
-	u64 *ids;		/* kernel ids, one per ring */
+	u64 *ids;		/* the header's ids, one per ring: the first ones */
+	u64 *kid;		/* per ring: the kernel's id now, and the one before
+				   (a CPU that came back online has new events) */
+	int *fds;		/* per ring */
 	char *tok;		/* "'its config token' at N", for errors */
 	int trip;		/* tripwire number, or 0 */
 	int comm_off;		/* a tripwire's "char comm[16]" field, or <= 0 */

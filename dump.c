@@ -9,6 +9,7 @@
 #include <unistd.h>
 #include <sys/ioctl.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include "config.h"
 #include "sink.h"
@@ -21,6 +22,8 @@
 struct ring *rings, *trings;	/* backward per CPU; tripwires' forward */
 int *tfds;			/* tracking rings' fds, -1 if none */
 int dumps;
+static char *offline;		/* per ring: its CPU is offline */
+static int regen;		/* a CPU came back: records carry new ids */
 
 /* ---- the lean layout (the default; the key full turns it off) ----
  * Every u64 the kernel writes per record costs time on the hot path.
@@ -135,7 +138,7 @@ static size_t lean_expand(const struct rec_hdr *h, int ri, unsigned char *o)
 	const struct event *e;
 	unsigned char *o0 = o;
 	struct rec_hdr r = *h;
-	u64 c, k;
+	u64 c, k, id;
 
 	memcpy(&c, (u32[2]){ rings[ri].cpu, 0 }, 8);	/* {cpu, res} */
 	o += 8;
@@ -150,13 +153,15 @@ static size_t lean_expand(const struct rec_hdr *h, int ri, unsigned char *o)
 		PUT(c);
 		/* IDENTIFIER: under lean_noid, the ring's first event's (the
 		 * trailer's layout is the same for all) */
-		PUT(lean_noid ? evs[noid_first].ids[ri] : a[2]);
+		e = lean_noid ? evs + noid_first : ev_by_id(a[2]);
+		PUT(e ? e->ids[ri] : a[2]);
 	} else {
 		e = lean_ev(a, end);
 		if (lean_noid && !e)
 			return 0;	/* no id to put back */
 		k = lean_type_of(e);
-		PUT(lean_noid ? e->ids[ri] : *a++);	/* IDENTIFIER */
+		id = lean_noid ? 0 : *a++;
+		PUT(e ? e->ids[ri] : id);	/* IDENTIFIER: the header's */
 		PUT(k & S_IP ? *a++ : 0);
 		PUT(*a++);		/* TID */
 		PUT(*a++);		/* TIME */
@@ -169,7 +174,6 @@ static size_t lean_expand(const struct rec_hdr *h, int ri, unsigned char *o)
 	memcpy(o0, &r, 8);
 	return r.size;
 }
-
 
 /* ---- opening ---- */
 
@@ -198,6 +202,70 @@ static void open_fail(struct event *e, int cpu)
 	die(1, "%s on cpu %d: perf_event_open:", e->name, cpu);
 }
 
+/* Every event on cpu into ring ri. At start a failure is fatal. When a
+ * CPU comes back online (its events record no more once it went away),
+ * new events are routed into the same rings, which keep what they hold:
+ * the first new one into the old owner, which then gives way. The
+ * header's ids stay; the dump writes them for the new events' records. */
+static int open_cpu(int ri, int cpu)
+{
+	struct ring *r = rings + ri, *tr = trings + ri;
+	int i, fd = -1, again = CFG_HOTPLUG && r->base;
+	const char *what = "";
+
+	for (i = 0; i < nev; i++) {
+		struct event *e = evs + i;
+		struct ring *to = e->trip ? tr : r;
+		struct perf_attr a = e->attr;
+		u64 id = 0;
+
+		what = "perf_event_open";
+		if (cfg_lean && !e->trip)
+			a.sample_type = lean_type(e);
+		fd = ring_event_open(&a, cpu, -1);
+		if (fd < 0 && !again)
+			open_fail(e, cpu);
+		if (fd < 0)
+			goto fail;
+		if (!to->base && ring_map(to, fd, cpu, e->trip ? ring_size(TRIP_RING) : cfg_buf, e->trip))
+			die(1, "mmap of a %L byte ring on cpu %d:", (u64)cfg_buf, cpu);
+		what = "SET_OUTPUT";
+		if (to->fd != fd && ring_attach(to, fd))
+			goto fail;
+		if (e->filter && ioctl(fd, IOC_SET_FILTER, e->filter)) {
+			if (!again)
+				die(2, "config: %s: the kernel rejects this filter", e->tok);
+			what = "its filter";
+			goto fail;
+		}
+		what = "ioctl";
+		if (ioctl(fd, IOC_ID, &id) || ioctl(fd, IOC_ENABLE, 0))
+			goto fail;
+		if (again) {
+			if (to->fd == e->fds[ri])
+				to->fd = fd;
+			close(e->fds[ri]);
+			e->kid[2 * ri + 1] = e->kid[2 * ri];
+		} else {
+			e->ids[ri] = id;
+		}
+		if (CFG_HOTPLUG) {
+			e->kid[2 * ri] = id;
+			e->fds[ri] = fd;
+		}
+	}
+	if (CFG_TRACK)
+		tfds[ri] = again ? track_reopen(ri, cpu) : track_open(ri, cpu);
+	return 0;
+fail:
+	if (!again)
+		die(1, "%s on cpu %d: %s:", evs[i].name, cpu, what);
+	msg("%s on cpu %d: %s:", evs[i].name, cpu, what);
+	if (fd >= 0)
+		close(fd);
+	return -1;
+}
+
 static void open_all(void)
 {
 	u64 want[16], online[16];
@@ -214,42 +282,98 @@ static void open_all(void)
 	rings = xmalloc(nring * sizeof(*rings));
 	trings = xmalloc(nring * sizeof(*trings));
 	tfds = xmalloc(nring * sizeof(*tfds));
+	offline = CFG_HOTPLUG ? xmalloc(nring) : 0;
 	if (CFG_TRACK)
 		track_init(nring);
-	for (i = 0; i < nev; i++)
+	for (i = 0; i < nev; i++) {
 		evs[i].ids = xmalloc(nring * sizeof(u64));
-	nring = 0;
-	for (cpu = 0; cpu < 1024; cpu++) {
-		/* The CPU's first event owns its backward ring, its first
-		 * tripwire its forward ring; the others are routed in. */
-		struct ring *r = rings + nring, *tr = trings + nring;
-
-		if (!(want[cpu / 64] >> cpu % 64 & 1))
-			continue;
-		for (i = 0; i < nev; i++) {
-			struct event *e = evs + i;
-			struct ring *to = e->trip ? tr : r;
-			struct perf_attr a = e->attr;
-			int fd;
-
-			if (cfg_lean && !e->trip)
-				a.sample_type = lean_type(e);
-			fd = ring_event_open(&a, cpu, -1);
-
-			if (fd < 0)
-				open_fail(e, cpu);
-			if (!to->base && ring_map(to, fd, cpu, e->trip ? ring_size(TRIP_RING) : cfg_buf, e->trip))
-				die(1, "mmap of a %L byte ring on cpu %d:", (u64)cfg_buf, cpu);
-			else if (to->fd != fd && ring_attach(to, fd))
-				die(1, "%s on cpu %d: SET_OUTPUT:", e->name, cpu);
-			if (e->filter && ioctl(fd, IOC_SET_FILTER, e->filter))
-				die(2, "config: %s: the kernel rejects this filter", e->tok);
-			if (ioctl(fd, IOC_ID, &e->ids[nring]) || ioctl(fd, IOC_ENABLE, 0))
-				die(1, "%s: ioctl:", e->name);
+		if (CFG_HOTPLUG) {
+			evs[i].kid = xmalloc(2 * nring * sizeof(u64));
+			evs[i].fds = xmalloc(nring * sizeof(int));
 		}
-		tfds[nring] = CFG_TRACK ? track_open(nring, cpu) : -1;
-		nring++;
 	}
+	nring = 0;
+	for (cpu = 0; cpu < 1024; cpu++)
+		if (want[cpu / 64] >> cpu % 64 & 1)
+			open_cpu(nring++, cpu);
+}
+
+/* ---- CPU hotplug ----
+ * The kernel's uevents on a netlink socket, filtered in the kernel to
+ * "online@" or "offline@" of /devices/system/cpu/: tracer wakes only
+ * when a CPU changes state. No headers: the socket address and the
+ * classic BPF program are the same on every arch; SO_ATTACH_FILTER is
+ * musl's. */
+struct bpf { u16 code; u8 jt, jf; u32 k; };
+
+int dump_hotplug_fd(void)
+{
+	static const char *const pre[2] = { "online@/devices/system/cpu/c",
+					     "offline@/devices/system/cpu/" };
+	static struct bpf f[2 * 15 + 1];
+	struct { unsigned short len; struct bpf *f; } prog = { 2 * 15 + 1, f };
+	struct { u16 family, pad; u32 pid, groups; } sa = { AF_NETLINK, 0, 0, 1 };
+	int p, w, n = 0, fd;
+
+	if (!CFG_HOTPLUG)
+		return -1;
+	fd = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 15 /* NETLINK_KOBJECT_UEVENT */);
+
+	for (p = 0; p < 2; p++) {
+		for (w = 0; w < 7; w++) {	/* 28 bytes, a word at a time */
+			const unsigned char *s = (const void *)(pre[p] + 4 * w);
+
+			f[n++] = (struct bpf){ 0x20, 0, 0, 4 * w };	/* ld [4w] */
+			f[n] = (struct bpf){ 0x15, 0, 0, (u32)s[0] << 24 | s[1] << 16 | s[2] << 8 | s[3] };
+			f[n].jf = 15 * p + 14 - n;	/* jne: the next prefix */
+			n++;
+		}
+		f[n++] = (struct bpf){ 0x06, 0, 0, 4096 };		/* accept */
+	}
+	f[n] = (struct bpf){ 0x06, 0, 0, 0 };				/* drop */
+	if (fd >= 0 && (bind(fd, (void *)&sa, sizeof(sa)) ||
+			setsockopt(fd, SOL_SOCKET, SO_ATTACH_FILTER, &prog, sizeof(prog)))) {
+		close(fd);
+		fd = -1;
+	}
+	if (fd < 0)
+		msg("no uevents (netlink:): CPUs that go offline and back are not recorded again");
+	return fd;
+}
+
+/* What the socket says: a recorded CPU that went offline, or came back
+ * (its events then are opened again). Returns 1 if fds changed. */
+int dump_hotplug(int fd)
+{
+	char b[4096];
+	ssize_t n;
+	int changed = 0;
+
+	while ((n = recv(fd, b, sizeof(b) - 1, 0)) > 0) {
+		int on = b[1] == 'n', i;
+		char *c;
+		unsigned long cpu;
+
+		b[n] = 0;
+		if (!(c = xstrstr(b, "/cpu/cpu")))
+			continue;
+		cpu = xtou(c + 8, &c, 10);
+		if (*c)
+			continue;	/* a CPU's subdevice */
+		for (i = 0; i < nring && (unsigned long)rings[i].cpu != cpu; i++)
+			;
+		if (i == nring || offline[i] == !on)
+			continue;
+		offline[i] = !on;
+		msg(on ? "cpu %d is back online: recording it again" : "cpu %d went offline", (int)cpu);
+		if (on && !open_cpu(i, cpu)) {
+			regen = 1;
+			changed = 1;
+		}
+	}
+	if (changed)
+		ev_ids_init();
+	return changed;
 }
 
 /* ---- dumping ----
@@ -325,6 +449,24 @@ static const struct rec_hdr *run_rec(const struct run *r)
 	return (const void *)(r->ring < 0 ? cp + ((const struct ix *)r->p)->off : r->p);
 }
 
+/* A record as the kernel wrote it (the full layout, or a tripwire's),
+ * with the header's id for its event: a CPU that came back online has
+ * new events, whose ids the header does not know. */
+static const struct rec_hdr *id_fix(const struct rec_hdr *h, int ri)
+{
+	static u64 b[65536 / 8];
+	const struct event *e;
+	u64 *id;
+
+	if (!CFG_HOTPLUG || !regen || h->size < 16)
+		return h;
+	memcpy(b, h, h->size);
+	id = h->type == REC_SAMPLE ? b + 1 : h->size >= 8 + 32 ? b + h->size / 8 - 1 : 0;
+	if (id && (e = ev_by_id(*id)))
+		*id = e->ids[ri < 0 ? 0 : ri];
+	return (const void *)b;
+}
+
 /* Write the runs out in time order: take the run with the oldest head,
  * and keep taking from it while it stays older than the runner-up. */
 static size_t merge_out(struct run *rn, int k)
@@ -350,7 +492,7 @@ static size_t merge_out(struct run *rn, int k)
 			const struct rec_hdr *h = run_rec(r);
 
 			if (!cfg_lean || r->ring < 0) {
-				pd_record(h);
+				pd_record(id_fix(h, r->ring));
 			} else if (BE) {	/* expanded, then swapped */
 				static u64 b[65536 / 8 + 8];
 
@@ -479,8 +621,15 @@ void dump(const char *why)
 			fmt(tab, sizeof(tab), ", procs %L/%L (%L evicted, %L not kept)",
 			    (u64)used, (u64)cfg_procs, (u64)ev, (u64)dr);
 		}
-		msg("dump %d (%s): %L bytes, %L records, %d CPUs, paused %L us, wrote in %L us, to %s%s",
-		    dumps, why, out_pos, (u64)nrec, nring, t1 - t0, t2 - t1, name, tab);
+		char off[24] = "";
+		int noff = 0;
+
+		for (i = 0; CFG_HOTPLUG && i < (size_t)nring; i++)
+			noff += offline[i];
+		if (noff)
+			fmt(off, sizeof(off), " (%d offline)", noff);
+		msg("dump %d (%s): %L bytes, %L records, %d CPUs%s, paused %L us, wrote in %L us, to %s%s",
+		    dumps, why, out_pos, (u64)nrec, nring, off, t1 - t0, t2 - t1, name, tab);
 	}
 }
 

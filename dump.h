@@ -15,5 +15,7 @@ void dump_init(void);
 void dump(const char *why);
 void dump_keep(const struct rec_hdr *h);
 int dump_toggle(void);
+int dump_hotplug_fd(void);
+int dump_hotplug(int fd);
 
 #endif

@@ -132,26 +132,33 @@ static void trip_rec(const struct rec_hdr *h, void *ctx)
 
 /* ---- main ---- */
 
-/* Sleep in one poll: the signalfd and the tripwire rings, with a timeout
- * only while a post-trigger dump is pending. */
-static int loop(int sfd)
+/* What the loop sleeps on: the signalfd, CPU hotplug, the tripwire
+ * rings (from 2 to *nt), the tracking rings (to the count returned).
+ * Again after a CPU came back, whose rings have new fds. */
+static int poll_fds(struct pollfd *p, int sfd, int hfd, int *nt)
 {
-	struct pollfd *p = xmalloc((1 + 2 * nring) * sizeof(*p));
-	int i, n = 1, nt;
+	int i, n = 2;
 
 	p[0].fd = sfd;
-	p[0].events = POLLIN;
-	for (i = 0; ntrip && i < nring; i++, n++) {
-		p[n].fd = trings[i].fd;
-		p[n].events = POLLIN;
-	}
-	nt = n;
-	for (i = 0; i < nring; i++) {
-		if (tfds[i] >= 0) {
-			p[n].fd = tfds[i];
-			p[n++].events = POLLIN;
-		}
-	}
+	p[1].fd = hfd;
+	for (i = 0; ntrip && i < nring; i++)
+		p[n++].fd = trings[i].fd;
+	*nt = n;
+	for (i = 0; i < nring; i++)
+		if (tfds[i] >= 0)
+			p[n++].fd = tfds[i];
+	for (i = 0; i < n; i++)
+		p[i].events = POLLIN;
+	return n;
+}
+
+/* Sleep in one poll, with a timeout only while a post-trigger dump is
+ * pending. */
+static int loop(int sfd)
+{
+	struct pollfd *p = xmalloc((2 + 2 * nring) * sizeof(*p));
+	int i, nt, hfd = dump_hotplug_fd(), n = poll_fds(p, sfd, hfd, &nt);
+
 	msg("recording %d events on %d CPUs, %L KiB per CPU%s; SIGUSR2 dumps, SIGINT dumps and exits",
 	    nev, nring, (u64)cfg_buf >> 10, lean_noid ? " (tracepoints only: no ids)" : "");
 	for (;;) {
@@ -167,14 +174,16 @@ static int loop(int sfd)
 			deadline = 0;
 			dump_now(reason);
 		}
-		for (i = 1; i < nt; i++)
+		for (i = 2; i < nt; i++)
 			if (p[i].revents)
-				ring_read(trings + i - 1, trip_rec, 0);
+				ring_read(trings + i - 2, trip_rec, 0);
 		for (i = nt; CFG_TRACK && i < n; i++)
 			if (p[i].revents) {
 				track_read();	/* all of them, in one batch */
 				break;
 			}
+		if (CFG_HOTPLUG && p[1].revents && dump_hotplug(hfd))
+			n = poll_fds(p, sfd, hfd, &nt);
 		if (!(p[0].revents & POLLIN) || read(sfd, &si, sizeof(si)) != sizeof(si))
 			continue;
 		if (si.ssi_signo == SIGUSR2) {

@@ -516,13 +516,10 @@ void track_init(int n)
 
 /* One tracking ring for CPU number i; returns its fd for poll, or -1 if
  * the kernel has no dummy event. Never attr.build_id: see mmap_build_id. */
-int track_open(int i, int cpu)
+static int track_event(int cpu)
 {
 	struct perf_attr a = { 0 };
-	int fd;
 
-	if (!cfg_procs)
-		return -1;
 	a.type = TYPE_SOFTWARE;
 	a.config = 9;		/* PERF_COUNT_SW_DUMMY */
 	a.size = ATTR_SIZE;
@@ -531,11 +528,38 @@ int track_open(int i, int cpu)
 		  ATTR_BIT(8) /* mmap */ | ATTR_BIT(9) /* comm */ | ATTR_BIT(13) /* task */ |
 		  ATTR_BIT(23) /* mmap2 */ | ATTR_BIT(24) /* comm_exec */;
 	a.wakeup_events = trsize / 2;	/* wakeup_watermark: batches */
-	fd = ring_event_open(&a, cpu, -1);
+	return ring_event_open(&a, cpu, -1);
+}
+
+int track_open(int i, int cpu)
+{
+	int fd;
+
+	if (!cfg_procs)
+		return -1;
+	fd = track_event(cpu);
 	if (fd < 0)
 		return -1;
 	if (ring_map(tr + i, fd, cpu, trsize, 1))
 		die(1, "mmap of the tracking ring on cpu %d:", cpu);
+	return fd;
+}
+
+int track_reopen(int i, int cpu)
+{
+	int fd, old = tr[i].fd;
+
+	if (!cfg_procs || !tr[i].base)
+		return -1;
+	fd = track_event(cpu);
+	if (fd < 0 || ring_attach(tr + i, fd)) {
+		msg("the tracking ring of cpu %d:", cpu);
+		if (fd >= 0)
+			close(fd);
+		return old;
+	}
+	tr[i].fd = fd;
+	close(old);
 	return fd;
 }
 

@@ -7,6 +7,7 @@
 
 void track_init(int n);
 int track_open(int i, int cpu);
+int track_reopen(int i, int cpu);
 void track_read(void);
 size_t track_copy(unsigned char *dst);
 size_t track_max(void);

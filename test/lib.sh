@@ -114,6 +114,12 @@ stop_tracer() {
 	wait $TPID
 }
 
+# cpu_restore: cpu1 back online if a test took it offline (CPU_OFF)
+cpu_restore() {
+	[ -n "${CPU_OFF:-}" ] && echo 1 >/sys/devices/system/cpu/cpu1/online
+	CPU_OFF=
+}
+
 stop_all() {
 	local p
 	for p in $TRACERS $WORKS; do kill -9 $p 2>/dev/null; done

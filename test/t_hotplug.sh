@@ -1,0 +1,43 @@
+# CPU hotplug: a CPU that goes offline and comes back is recorded again,
+# and what it recorded before it went away stays in the dump. cpu1 is
+# put back online on every exit path (run.sh's EXIT trap: cpu_restore).
+
+CPU1=/sys/devices/system/cpu/cpu1/online
+H=hp$$x$RANDOM; H=${H:0:11}
+if [ ! -w "$CPU1" ] || [ "$(cat "$CPU1")" != 1 ]; then
+	skip "CPU hotplug" "cpu1 can't be taken offline here ($CPU1: $(cat "$CPU1" 2>&1))"
+else
+	for lay in lean full tp; do
+		evs="sched:sched_switch cpu-clock@199"; [ $lay = full ] && evs="$evs full"
+		[ $lay = tp ] && evs="sched:sched_switch signal:signal_generate"
+		start_tracer "$T/hp$lay" "$evs buf=4m" || continue
+		cp "$T/work" "$T/${H}a"; cp "$T/work" "$T/${H}b"
+		taskset -c 1 "$T/${H}a" spin 200 sleep 10 signal
+		if ! echo 0 >"$CPU1" 2>/dev/null; then
+			skip "$lay: CPU hotplug" "echo 0 > $CPU1 failed"; stop_tracer >/dev/null; break
+		fi
+		CPU_OFF=1
+		wait_line "$T/hp$lay" "cpu 1 went offline" >/dev/null
+		dump_wait "$T/hp$lay" 1 >/dev/null
+		grep -q "dump 1 (signal): .* 2 CPUs (1 offline), paused" "$T/hp$lay.err" &&
+			pass "$lay: a dump while cpu1 is offline says so" ||
+			fail "$lay: a dump while cpu1 is offline says so" "$(grep 'dump 1' "$T/hp$lay.err")"
+		echo 1 >"$CPU1"; CPU_OFF=
+		wait_line "$T/hp$lay" "cpu 1 is back online" >/dev/null
+		taskset -c 1 "$T/${H}b" spin 200 sleep 10 signal
+		stop_tracer >/dev/null
+		perf script -i "$T/hp$lay.out" -F comm,cpu,event,ip,sym,trace 2>/dev/null >"$T/hp$lay.txt"
+		for w in a b; do
+			when=$([ $w = a ] && echo "before it went offline" || echo "after it came back")
+			if [ $lay = tp ]; then
+				n=$(grep -c "^ *$H$w \[001\] .*signal_generate: sig=10 .*comm=$H$w " "$T/hp$lay.txt")
+			else
+				n=$(grep -c "^ *$H$w \[001\] .*cpu-clock:.*work_hot_loop" "$T/hp$lay.txt")
+			fi
+			k=$(grep -c "^ *$H$w \[001\] .*sched:sched_switch: prev_comm=$H$w " "$T/hp$lay.txt")
+			[ "$n" -gt 0 ] && [ "$k" -gt 0 ] && pass "$lay: cpu1's records $when ($n, $k sched_switch)" ||
+				fail "$lay: cpu1's records $when" "$n samples, $k sched_switch; $(tail -3 "$T/hp$lay.err")"
+		done
+		check "$lay: hotplug: timestamps never go backwards" monotonic "$T/hp$lay.out"
+	done
+fi
