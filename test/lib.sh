@@ -144,17 +144,21 @@ monotonic() {
 }
 
 # ---- the reader matrix: perf 6.1 (host), 6.12 (trixie), newest (sid) ----
-# readers_up DIR...: READERS is "host" and each chroot (under $RCACHE)
-# that is built and runs perf; rperf VER ARGS... runs that version. A
-# chroot sees /proc, /sys (perf checks the kernel's build-id there) and
-# each DIR at the same paths, so a dump's paths and the workload's
-# binaries are the same inside.
+# readers_up DIR: READERS is "host" and each chroot (under $RCACHE) that
+# is built and runs perf; rperf VER ARGS... runs that version. A chroot
+# sees /proc, /sys (perf checks the kernel's build-id there) and DIR at
+# the same paths, so a dump's paths and the workload's binaries are the
+# same inside. The mounts live in a mount namespace of each perf run, so
+# they go with it: nothing to undo, and runs side by side never meet.
 RCACHE=${TRACER_READERS_CACHE:-/var/cache/tracer-readers}
-READERS=host MOUNTS=
+READERS=host RBIND=
 
 rperf() {
 	local v=$1; shift
-	if [ "$v" = host ]; then perf "$@"; else chroot "$RCACHE/$v" perf "$@"; fi
+	if [ "$v" = host ]; then perf "$@"; return; fi
+	unshare -m --propagation private sh -c 'r=$1 d=$2; shift 2
+		for m in /proc /sys "$d"; do mount --bind "$m" "$r$m" || exit 125; done
+		exec chroot "$r" perf "$@"' sh "$RCACHE/$v" "$RBIND" "$@"
 }
 
 # rlabel VER: "6.1.187", "6.12.117", "7.2.13"
@@ -162,20 +166,9 @@ rlabel() { rperf "$1" version 2>/dev/null | awk '{ print $3 }'; }
 
 readers_up() {
 	local s d
+	RBIND=$1
 	for s in trixie sid; do
-		chroot "$RCACHE/$s" perf version >/dev/null 2>&1 || continue
-		for d in /proc /sys "$@"; do	# what another run mounted stays its own
-			mkdir -p "$RCACHE/$s$d"
-			mountpoint -q "$RCACHE/$s$d" || ! mount --bind "$d" "$RCACHE/$s$d" ||
-				MOUNTS="$RCACHE/$s$d $MOUNTS"
-		done
-		READERS="$READERS $s"
+		for d in /proc /sys "$RBIND"; do mkdir -p "$RCACHE/$s$d"; done
+		rperf $s version >/dev/null 2>&1 && READERS="$READERS $s"
 	done
-}
-
-# Every exit path of run.sh comes here (its EXIT trap), before $T goes.
-readers_down() {
-	local m
-	for m in $MOUNTS; do umount "$m" 2>/dev/null || umount -l "$m"; done
-	MOUNTS=
 }

@@ -120,7 +120,6 @@ TRACER_CONFIG='sched:sched_switch sched:sched_process_exec signal:signal_generat
 TRACER_CONFIG_C='sched:sched_switch sched:sched_process_exec signal:signal_generate/sig==10/ trip=segv buf=256k'
 
 need_root
-trap readers_down EXIT
 
 # ------------------------------------------------------------------ setup
 stage setup

@@ -8,8 +8,8 @@ TOP=$PWD
 need_root
 T=$(mktemp -d /tmp/tracer-test.XXXXXX)
 need_tools
-trap 'cpu_restore; stop_all; readers_down; rm -rf "$T"' EXIT
-trap 'exit 130' INT TERM HUP	# so the EXIT trap undoes the mounts
+trap 'cpu_restore; stop_all; rm -rf "$T"' EXIT
+trap 'exit 130' INT TERM HUP	# so the EXIT trap runs
 build_main
 gcc -O1 -g -fno-inline -o "$T/work" test/work.c || die_setup "can't build test/work.c"
 
