@@ -15,7 +15,7 @@
 
 struct event *evs;
 int nev;
-int nring;
+int nring, nhdr, nmax;
 char *tracefs;
 struct trip trips[16];
 int ntrip;
@@ -603,7 +603,7 @@ void ev_ids_init(void)
 	int i, j, k;
 
 	if (!idx)
-		idx = xmalloc(3 * (size_t)nev * nring * sizeof(*idx));
+		idx = xmalloc(3 * (size_t)nev * nmax * sizeof(*idx));
 	nidx = 0;
 	for (i = 0; i < nev; i++)
 		for (j = 0; j < nring; j++) {

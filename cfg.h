@@ -32,7 +32,9 @@ struct trip {
 
 extern struct event *evs;
 extern int nev;
-extern int nring;		/* CPUs recorded: each event has nring ids */
+extern int nring;		/* rings (CPUs) open now */
+extern int nhdr;		/* rings the header names: each event has nhdr ids */
+extern int nmax;		/* rings there can be (CPUs possible) */
 extern struct trip trips[16];
 extern int ntrip;
 extern char *tracefs;		/* mount point, or 0 */

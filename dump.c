@@ -23,6 +23,7 @@ struct ring *rings, *trings;	/* backward per CPU; tripwires' forward */
 int *tfds;			/* tracking rings' fds, -1 if none */
 int dumps;
 static char *offline;		/* per ring: its CPU is offline */
+static unsigned char *cp;	/* copies of all rings, made while paused */
 static int regen;		/* a CPU came back: records carry new ids */
 
 /* ---- the lean layout (the default; the key full turns it off) ----
@@ -210,7 +211,7 @@ static void open_fail(struct event *e, int cpu)
 static int open_cpu(int ri, int cpu)
 {
 	struct ring *r = rings + ri, *tr = trings + ri;
-	int i, fd = -1, again = CFG_HOTPLUG && r->base;
+	int i, fd = -1, again = CFG_HOTPLUG && r->base, fatal = !again && ri < nhdr;
 	const char *what = "";
 
 	for (i = 0; i < nev; i++) {
@@ -223,17 +224,21 @@ static int open_cpu(int ri, int cpu)
 		if (cfg_lean && !e->trip)
 			a.sample_type = lean_type(e);
 		fd = ring_event_open(&a, cpu, -1);
-		if (fd < 0 && !again)
+		if (fd < 0 && fatal)
 			open_fail(e, cpu);
 		if (fd < 0)
 			goto fail;
-		if (!to->base && ring_map(to, fd, cpu, e->trip ? ring_size(TRIP_RING) : cfg_buf, e->trip))
-			die(1, "mmap of a %L byte ring on cpu %d:", (u64)cfg_buf, cpu);
+		what = "mmap of its ring";
+		if (!to->base && ring_map(to, fd, cpu, e->trip ? ring_size(TRIP_RING) : cfg_buf, e->trip)) {
+			if (fatal)
+				die(1, "mmap of a %L byte ring on cpu %d:", (u64)cfg_buf, cpu);
+			goto fail;
+		}
 		what = "SET_OUTPUT";
 		if (to->fd != fd && ring_attach(to, fd))
 			goto fail;
 		if (e->filter && ioctl(fd, IOC_SET_FILTER, e->filter)) {
-			if (!again)
+			if (fatal)
 				die(2, "config: %s: the kernel rejects this filter", e->tok);
 			what = "its filter";
 			goto fail;
@@ -258,7 +263,7 @@ static int open_cpu(int ri, int cpu)
 		tfds[ri] = again ? track_reopen(ri, cpu) : track_open(ri, cpu);
 	return 0;
 fail:
-	if (!again)
+	if (fatal)
 		die(1, "%s on cpu %d: %s:", evs[i].name, cpu, what);
 	msg("%s on cpu %d: %s:", evs[i].name, cpu, what);
 	if (fd >= 0)
@@ -266,33 +271,41 @@ fail:
 	return -1;
 }
 
+static u64 late[16];	/* CPUs to record when they come online */
+
 static void open_all(void)
 {
-	u64 want[16], online[16];
+	u64 want[16], online[16], possible[16];
 	int cpu, i, cfg_given = 0;
 
 	for (i = 0; i < 16; i++)
 		cfg_given |= !!cfg_cpus[i];
 	if (sysfs_cpus("/sys/devices/system/cpu/online", online))
 		die(1, "can't read /sys/devices/system/cpu/online");
-	for (i = 0; i < 16; i++)
+	if (!CFG_HOTPLUG || sysfs_cpus("/sys/devices/system/cpu/possible", possible))
+		memcpy(possible, online, sizeof(online));
+	for (i = 0; i < 16; i++) {
 		want[i] = online[i] & (cfg_given ? cfg_cpus[i] : ~0ULL);
-	for (cpu = 0; cpu < 1024; cpu++)
-		nring += want[cpu / 64] >> cpu % 64 & 1;
-	rings = xmalloc(nring * sizeof(*rings));
-	trings = xmalloc(nring * sizeof(*trings));
-	tfds = xmalloc(nring * sizeof(*tfds));
-	offline = CFG_HOTPLUG ? xmalloc(nring) : 0;
+		late[i] = possible[i] & ~online[i] & (cfg_given ? cfg_cpus[i] : ~0ULL);
+	}
+	for (cpu = 0; cpu < 1024; cpu++) {
+		nhdr += want[cpu / 64] >> cpu % 64 & 1;
+		nmax += (want[cpu / 64] | late[cpu / 64]) >> cpu % 64 & 1;
+	}
+	/* Room for every CPU that may come: its ring is opened then. */
+	rings = xmalloc(nmax * sizeof(*rings));
+	trings = xmalloc(nmax * sizeof(*trings));
+	tfds = xmalloc(nmax * sizeof(*tfds));
+	offline = CFG_HOTPLUG ? xmalloc(nmax) : 0;
 	if (CFG_TRACK)
-		track_init(nring);
+		track_init(nmax);
 	for (i = 0; i < nev; i++) {
-		evs[i].ids = xmalloc(nring * sizeof(u64));
+		evs[i].ids = xmalloc(nmax * sizeof(u64));
 		if (CFG_HOTPLUG) {
-			evs[i].kid = xmalloc(2 * nring * sizeof(u64));
-			evs[i].fds = xmalloc(nring * sizeof(int));
+			evs[i].kid = xmalloc(2 * nmax * sizeof(u64));
+			evs[i].fds = xmalloc(nmax * sizeof(int));
 		}
 	}
-	nring = 0;
 	for (cpu = 0; cpu < 1024; cpu++)
 		if (want[cpu / 64] >> cpu % 64 & 1)
 			open_cpu(nring++, cpu);
@@ -347,7 +360,7 @@ int dump_hotplug(int fd)
 {
 	char b[4096];
 	ssize_t n;
-	int changed = 0;
+	int changed = 0, k;
 
 	while ((n = recv(fd, b, sizeof(b) - 1, 0)) > 0) {
 		int on = b[1] == 'n', i;
@@ -362,14 +375,26 @@ int dump_hotplug(int fd)
 			continue;	/* a CPU's subdevice */
 		for (i = 0; i < nring && (unsigned long)rings[i].cpu != cpu; i++)
 			;
+		if (i == nring && on && cpu < 1024 && late[cpu / 64] >> cpu % 64 & 1 && nring < nmax) {
+			/* First time online: a ring of its own, under the
+			 * header's ids of the first CPU's. */
+			late[cpu / 64] &= ~(1ULL << cpu % 64);
+			memset(cp + (size_t)nring * cfg_buf, 0, cfg_buf);
+			if (open_cpu(nring, cpu))
+				continue;
+			for (k = 0; k < nev; k++)
+				evs[k].ids[nring] = evs[k].ids[0];
+			nring++;
+			msg("cpu %d came online: recording it", (int)cpu);
+			regen = changed = 1;
+			continue;
+		}
 		if (i == nring || offline[i] == !on)
 			continue;
 		offline[i] = !on;
 		msg(on ? "cpu %d is back online: recording it again" : "cpu %d went offline", (int)cpu);
-		if (on && !open_cpu(i, cpu)) {
-			regen = 1;
-			changed = 1;
-		}
+		if (on && !open_cpu(i, cpu))
+			regen = changed = 1;
 	}
 	if (changed)
 		ev_ids_init();
@@ -395,7 +420,6 @@ struct ix {
 	u32 off, seq;
 };
 
-static unsigned char *cp;	/* copies of all rings, made while paused */
 static struct ix *ix;		/* the side-band run's index */
 static size_t ixmax;
 static int stream_started, file_seq, rec_off;
@@ -677,6 +701,6 @@ void dump_init(void)
 	n = sizeof(tbuf) + (CFG_TRACK ? track_max() : 0);
 	ixmax = n / 32;
 	ix = xmalloc(ixmax * sizeof(*ix));
-	cp = xmalloc(nring * cfg_buf + n);
+	cp = xmalloc(nmax * cfg_buf + n);
 	memset(cp, 0, nring * cfg_buf);
 }

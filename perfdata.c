@@ -363,9 +363,9 @@ void pd_features_build(int argc, char **argv, int ncpu_avail, int ncpu_online)
 
 		attr_out(&evs[i].attr, a);
 		bput(&feats, a, ATTR_SIZE);
-		fput32(&feats, nring);
+		fput32(&feats, nhdr);
 		bstr(&feats, evs[i].name);
-		for (j = 0; j < nring; j++)
+		for (j = 0; j < nhdr; j++)
 			fput64(&feats, evs[i].ids[j]);
 	}
 	feat_end();
@@ -517,7 +517,7 @@ static void out_attr_ids(int i)
 
 	attr_out(&evs[i].attr, a);
 	out_put(a, ATTR_SIZE);
-	for (j = 0; j < nring; j++) {
+	for (j = 0; j < nhdr; j++) {
 		u64 id = o64(evs[i].ids[j]);
 
 		out_put(&id, 8);
@@ -533,7 +533,7 @@ void pd_stream_head(void)
 	/* ATTRs first: perf attaches tracepoint formats only to events
 	 * that exist when the tracing data arrives. */
 	for (i = 0; i < nev; i++) {
-		out_hdr(REC_HEADER_ATTR, 0, 8 + ATTR_SIZE + 8 * nring);
+		out_hdr(REC_HEADER_ATTR, 0, 8 + ATTR_SIZE + 8 * nhdr);
 		out_attr_ids(i);
 	}
 	for (i = 0; i < nfeat; i++) {
@@ -590,7 +590,7 @@ void pd_file_head(void)
 	/* perf_file_attr: the attr, then where its ids are, after all attrs */
 	for (i = 0; i < nev; i++) {
 		unsigned char a[ATTR_SIZE];
-		struct section s = { o64(ids + nev * (ATTR_SIZE + 16) + 8 * nring * i), o64(8 * nring) };
+		struct section s = { o64(ids + nev * (ATTR_SIZE + 16) + 8 * nhdr * i), o64(8 * nhdr) };
 
 		attr_out(&evs[i].attr, a);
 		out_put(a, ATTR_SIZE);
@@ -599,7 +599,7 @@ void pd_file_head(void)
 	for (i = 0; i < nev; i++) {
 		int j;
 
-		for (j = 0; j < nring; j++) {
+		for (j = 0; j < nhdr; j++) {
 			u64 id = o64(evs[i].ids[j]);
 
 			out_put(&id, 8);

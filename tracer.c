@@ -156,7 +156,7 @@ static int poll_fds(struct pollfd *p, int sfd, int hfd, int *nt)
  * pending. */
 static int loop(int sfd)
 {
-	struct pollfd *p = xmalloc((2 + 2 * nring) * sizeof(*p));
+	struct pollfd *p = xmalloc((2 + 2 * nmax) * sizeof(*p));
 	int i, nt, hfd = dump_hotplug_fd(), n = poll_fds(p, sfd, hfd, &nt);
 
 	msg("recording %d events on %d CPUs, %L KiB per CPU%s; SIGUSR2 dumps, SIGINT dumps and exits",

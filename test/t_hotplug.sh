@@ -41,3 +41,26 @@ else
 		check "$lay: hotplug: timestamps never go backwards" monotonic "$T/hp$lay.out"
 	done
 fi
+
+# A CPU that is offline when tracer starts is recorded once it comes
+# online (in a stream whose header named only the others).
+if [ -w "$CPU1" ] && [ "$(cat "$CPU1")" = 1 ] && echo 0 >"$CPU1" 2>/dev/null; then
+	CPU_OFF=1
+	if start_tracer "$T/hplate" 'sched:sched_switch cpu-clock@199 buf=4m'; then
+		echo 1 >"$CPU1"; CPU_OFF=
+		wait_line "$T/hplate" "cpu 1 came online" >/dev/null
+		cp "$T/work" "$T/${H}c"
+		taskset -c 1 "$T/${H}c" spin 200 sleep 10
+		stop_tracer >/dev/null
+		grep -q "recording 2 events on 1 CPUs" "$T/hplate.err" && grep -q "2 CPUs, paused" "$T/hplate.err" &&
+			pass "late: started with cpu1 offline, the dump has 2 CPUs" ||
+			fail "late: started with cpu1 offline, the dump has 2 CPUs" "$(cat "$T/hplate.err")"
+		n=$(perf script -i "$T/hplate.out" -F comm,cpu,event,ip,sym 2>/dev/null | grep -c "^ *${H}c \[001\] .*cpu-clock:.*work_hot_loop")
+		[ "$n" -gt 0 ] && pass "late: cpu1's records once it came online ($n)" ||
+			fail "late: cpu1's records once it came online" "$(tail -3 "$T/hplate.err")"
+		check "late: timestamps never go backwards" monotonic "$T/hplate.out"
+	fi
+	cpu_restore
+else
+	skip "CPU hotplug: a CPU offline at start" "cpu1 can't be taken offline here"
+fi
