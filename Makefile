@@ -8,10 +8,12 @@ endif
 STRIP ?= $(CROSS_COMPILE)strip
 CFLAGS ?= -Os -Wall -Wextra -Wno-unused-parameter
 CFLAGS += -flto -ffunction-sections -fdata-sections -fno-asynchronous-unwind-tables \
-	-fno-unwind-tables -fno-stack-protector
+	-fno-unwind-tables -fno-stack-protector -fno-pie
+# Debian's cross gcc builds PIE by default: position-independent code is
+# bigger (GOT loads), and a static binary gains nothing from it.
 # common-page-size=64: the data segment starts right after the code in
 # the file, not at the next page (that padding was up to 4 KiB).
-LDFLAGS += -static -Wl,--gc-sections $(if $(NOSTRIP),,-s) -Wl,-z,noseparate-code -Wl,-z,norelro -Wl,--build-id=none \
+LDFLAGS += -static -no-pie -Wl,--gc-sections $(if $(NOSTRIP),,-s) -Wl,-z,noseparate-code -Wl,-z,norelro -Wl,--build-id=none \
 	-Wl,-z,common-page-size=64
 .DELETE_ON_ERROR:
 # The layers, bottom up: each file calls only the files before it, and
