@@ -64,3 +64,20 @@ if [ -w "$CPU1" ] && [ "$(cat "$CPU1")" = 1 ] && echo 0 >"$CPU1" 2>/dev/null; th
 else
 	skip "CPU hotplug: a CPU offline at start" "cpu1 can't be taken offline here"
 fi
+
+# CPUs going and coming while dumps are made: tracer neither crashes nor
+# hangs, and every dump decodes.
+if [ -w "$CPU1" ] && [ "$(cat "$CPU1")" = 1 ] && start_tracer "$T/hps" 'sched:sched_switch cpu-clock@999 buf=1m'; then
+	for i in 1 2 3 4 5; do
+		kill -USR2 $TPID
+		echo 0 >"$CPU1" 2>/dev/null && CPU_OFF=1
+		kill -USR2 $TPID
+		echo 1 >"$CPU1"; CPU_OFF=
+	done
+	wait_line "$T/hps" "dump 10 (" >/dev/null
+	kill -0 $TPID 2>/dev/null && pass "storm: 10 dumps while cpu1 goes and comes, tracer lives" ||
+		fail "storm: tracer lives" "$(tail -3 "$T/hps.err")"
+	stop_tracer >/dev/null; rc=$?
+	testing "storm: the final dump, exit 0" 0 $rc
+	check "storm: the stream of 11 dumps decodes, in order" monotonic "$T/hps.out"
+fi
