@@ -173,9 +173,11 @@ log "tracer: $TRACER, $(wc -c <"$TRACER") bytes, full layout: $([ $LEAN = 1 ] &&
 size_phase() {
 	local arches="x86_64:none" a syms s jobs=$T/size.jobs
 	log "size: cross toolchains (test/setup-cross.sh)"
-	timeout 300 bash "$TOP/test/setup-cross.sh" aarch64 armhf s390x >"$T/cross.log" 2>&1 ||
+	timeout 600 bash "$TOP/test/setup-cross.sh" all >"$T/cross.log" 2>&1 ||
 		log "setup-cross: $(tail -1 "$T/cross.log")"
-	for a in aarch64:aarch64-linux-musl- armhf:arm-linux-musleabihf- s390x:s390x-linux-musl-; do
+	for a in aarch64:aarch64-linux-musl- armhf:arm-linux-musleabihf- s390x:s390x-linux-musl- \
+		i386:i386-linux-musl- mipsel:mipsel-linux-musl- mips64el:mips64el-linux-musl- \
+		ppc64el:powerpc64le-linux-musl-; do
 		command -v "${a#*:}gcc" >/dev/null && arches="$arches $a"
 	done
 	syms=$(awk '/^config / { print $2 }' "$SRC/Kconfig")

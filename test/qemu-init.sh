@@ -96,7 +96,8 @@ run_scenario() {
 
 CFG=$TRACER_CONFIG
 
-# a: the dedicated port (x86 ttyS1, virtio console hvc0 elsewhere)
+# a: the dedicated port (x86 and MIPS ttyS1, ppc64el spapr-vty hvc1,
+# virtio console hvc0 elsewhere)
 if [ -z "${ONLY##*a*}" ]; then
 	say "a: begin -o $PORT_DEV"
 	/bin/tracer -o $PORT_DEV "$CFG baud=115200" 2>/run/a.err &

@@ -1,10 +1,11 @@
 #!/bin/bash
 # test/qemu.sh ARCH - tracer end to end in a QEMU (TCG) guest running
-# Debian's own 6.1 kernel for ARCH (x86_64, aarch64, armhf, s390x), judged
-# by host perf with --symfs and the kernel package's System.map.
+# Debian's own 6.1 kernel for ARCH (x86_64, aarch64, armhf, s390x, i386,
+# mipsel, mips64el, ppc64el), judged by host perf with --symfs and the
+# kernel package's System.map.
 #
 #   make test-qemu ARCH=aarch64        (or: bash test/qemu.sh aarch64)
-#   make test-qemu ARCH=all            (the four, one after the other)
+#   make test-qemu ARCH=all            (the eight, one after the other)
 #
 # Stages (each timed): setup (apt: qemu, cpio, cross toolchain; the kernel
 # and busybox-static .debs of ARCH, cached), build (tracer for ARCH from a
@@ -15,13 +16,19 @@
 # then the reader matrix: perf 6.12 and the newest perf of
 # test/setup-readers.sh must decode every dump field for field as 6.1).
 #
-# Transports: a) -o PORT on a dedicated port (x86 ttyS1, else virtio
-# console hvc0) captured by QEMU into a file; b) frame=text on the console
-# shared with the kernel, extracted with `tracer -x`; c) tracer | nc -l in
-# the guest, read by the host through hostfwd on 127.0.0.1 only.
+# Transports: a) -o PORT on a dedicated port (x86 and MIPS ttyS1, ppc64el
+# the second spapr-vty hvc1, else virtio console hvc0) captured by QEMU
+# into a file; b) frame=text on the console shared with the kernel,
+# extracted with `tracer -x`; c) tracer | nc -l in the guest, read by the
+# host through hostfwd on 127.0.0.1 only.
+#
+# Signal numbers are the target's (SIGUSR1 is 10, on MIPS 16), taken from
+# the cross toolchain's musl <signal.h>: the filters in TRACER_CONFIG and
+# the sig= the decode checks look for.
 #
 # Environment: QEMU_TIMEOUT (s, default 180), TRACER_QEMU_CACHE (default
-# /var/cache/tracer-qemu), ONLY=abc (transports to run), SMP (default 2),
+# /var/cache/tracer-qemu), ONLY=abc (transports to run), SMP (default 2;
+# 1 on MIPS),
 # HOSTPORT (default 9000 + arch index), TRACER_SRC (the tree whose
 # Makefile Kconfig *.c *.h are built, default this work tree). Everything of a run stays in
 # $TRACER_QEMU_CACHE/ARCH/run: console.log, a.data, b.data*, c.data,
@@ -36,13 +43,12 @@ ARCH=${1:-${ARCH:-x86_64}}
 CACHE=${TRACER_QEMU_CACHE:-/var/cache/tracer-qemu}
 TIMEOUT=${QEMU_TIMEOUT:-180}
 ONLY=${ONLY:-abc}
-SMP=${SMP:-2}
 SRC=${TRACER_SRC:-$TOP}
 export DEBIAN_FRONTEND=noninteractive
 
 if [ "$ARCH" = all ]; then
 	P=0 F=0
-	for a in x86_64 aarch64 armhf s390x; do
+	for a in x86_64 aarch64 armhf s390x i386 mipsel mips64el ppc64el; do
 		bash "$0" "$a" 2>&1 | tee /tmp/tracer-qemu-$a.log
 		set -- $(tail -1 /tmp/tracer-qemu-$a.log)
 		[ "${2:-}" = passed, ] && P=$((P + $1)) F=$((F + $3)) || F=$((F + 1))
@@ -72,7 +78,8 @@ setup_fail() { fail "setup: $1" "${2:-}"; finish; }
 # ------------------------------------------------------------ arch table
 # QEMU_ARGS: machine; CON_ARGS: console chardev; PORT_ARGS: the dedicated
 # port (%PORT% = capture file); NIC: the network device; MODS: modules to
-# load (dependencies are added).
+# load (dependencies are added); SMP_DEF: CPUs unless SMP says.
+SMP_DEF=2
 case $ARCH in
 x86_64)
 	DARCH=amd64 KMETA=linux-image-amd64 QPKG=qemu-system-x86 QEMU=qemu-system-x86_64
@@ -106,18 +113,55 @@ s390x)
 	CON_ARGS=(-chardev "file,id=con,path=%CON%" -device sclpconsole,chardev=con)
 	PORT_ARGS=(-device virtio-serial-ccw -chardev "file,id=port,path=%PORT%" -device virtconsole,chardev=port)
 	NIC=virtio-net-ccw MODS="virtio_console virtio_net" ;;
+i386)
+	DARCH=i386 KMETA=linux-image-686 QPKG=qemu-system-x86 QEMU=qemu-system-i386
+	CROSS=i386-linux-musl- IDX=4
+	QEMU_ARGS=(-M pc -cpu max -m 512M)
+	CON=ttyS0 PORT_DEV=/dev/ttyS1
+	CON_ARGS=(-chardev "file,id=con,path=%CON%" -serial chardev:con)
+	PORT_ARGS=(-chardev "file,id=port,path=%PORT%" -serial chardev:port)
+	NIC=e1000 MODS="e1000" ;;
+# MIPS Malta: the console and the port are the Super I/O UARTs ttyS0 and
+# ttyS1, the NIC a PCI pcnet. -smp 1: with two CPUs under TCG the MIPS
+# guest's clocks jump (CP0 count/compare timers per CPU): RCU stalls,
+# "timer wakeup didn't happen", and scenario a hung until QEMU_TIMEOUT
+# (SMP=2, Debian 6.1.0-50-4kc-malta, QEMU 7.2). The checks hold on one CPU.
+mipsel)
+	DARCH=mipsel KMETA=linux-image-4kc-malta QPKG=qemu-system-mips QEMU=qemu-system-mipsel
+	CROSS=mipsel-linux-musl- IDX=5 SMP_DEF=1
+	QEMU_ARGS=(-M malta -cpu 34Kf -m 256M)
+	CON=ttyS0 PORT_DEV=/dev/ttyS1
+	CON_ARGS=(-chardev "file,id=con,path=%CON%" -serial chardev:con)
+	PORT_ARGS=(-chardev "file,id=port,path=%PORT%" -serial chardev:port)
+	NIC=pcnet MODS="pcnet32" ;;
+mips64el)
+	DARCH=mips64el KMETA=linux-image-5kc-malta QPKG=qemu-system-mips QEMU=qemu-system-mips64el
+	CROSS=mips64el-linux-musl- IDX=6 SMP_DEF=1
+	QEMU_ARGS=(-M malta -cpu 5KEf -m 256M)
+	CON=ttyS0 PORT_DEV=/dev/ttyS1
+	CON_ARGS=(-chardev "file,id=con,path=%CON%" -serial chardev:con)
+	PORT_ARGS=(-chardev "file,id=port,path=%PORT%" -serial chardev:port)
+	NIC=pcnet MODS="pcnet32" ;;
+# POWER9 pseries (64 KiB pages): the Spectre caps off, which TCG cannot
+# provide; console and port on spapr-vty (hvc0, hvc1) at explicit regs,
+# the default one collides with the nvram's.
+ppc64el)
+	DARCH=ppc64el KMETA=linux-image-powerpc64le QPKG=qemu-system-ppc QEMU=qemu-system-ppc64
+	CROSS=powerpc64le-linux-musl- IDX=7
+	QEMU_ARGS=(-M pseries,cap-cfpc=broken,cap-sbbc=broken,cap-ibs=broken,cap-ccf-assist=off -cpu power9 -m 512M)
+	CON=hvc0 PORT_DEV=/dev/hvc1
+	CON_ARGS=(-chardev "file,id=con,path=%CON%" -device spapr-vty,chardev=con,reg=0x71000010)
+	PORT_ARGS=(-chardev "file,id=port,path=%PORT%" -device spapr-vty,chardev=port,reg=0x71000011)
+	NIC=spapr-vlan MODS="ibmveth" ;;
 *)
-	echo "usage: $0 x86_64|aarch64|armhf|s390x"; exit 2 ;;
+	echo "usage: $0 x86_64|aarch64|armhf|s390x|i386|mipsel|mips64el|ppc64el|all"; exit 2 ;;
 esac
+SMP=${SMP:-$SMP_DEF}
 [ -n "$CROSS" ] && WCC=${CROSS}gcc
 HOSTPORT=${HOSTPORT:-$((9000 + IDX))}
 R=$CACHE/$ARCH/run
 ROOT=$R/root
 DEBS=$CACHE/debs
-TRACER_CONFIG='sched:sched_switch sched:sched_process_exec signal:signal_generate/sig==10/ cpu-clock@199 trip=segv buf=256k'
-# c records tracepoints alone: the lean layout without ids, whose event
-# the dump finds from the raw data, in the target's byte order
-TRACER_CONFIG_C='sched:sched_switch sched:sched_process_exec signal:signal_generate/sig==10/ trip=segv buf=256k'
 
 need_root
 
@@ -181,9 +225,11 @@ if [ ! -e "$BBDIR/.done" ]; then
 	rm -rf "$BBDIR"; mkdir -p "$BBDIR"
 	dpkg -x "$BDEB" "$BBDIR" && touch "$BBDIR/.done" || setup_fail "dpkg -x $BDEB"
 fi
-KERNEL=$(ls "$KDIR"/boot/vmlinuz-* | head -1)
+# the kernel: vmlinuz, or vmlinux alone (ppc64el ships no vmlinuz)
+KERNEL=$(ls "$KDIR"/boot/vmlinuz-* "$KDIR"/boot/vmlinux-* 2>/dev/null | head -1)
+[ -n "$KERNEL" ] || setup_fail "no boot/vmlinuz-* or boot/vmlinux-* in $KPKG"
 SMAP=$(ls "$KDIR"/boot/System.map-* | head -1)
-KVER=$(basename "$KERNEL"); KVER=${KVER#vmlinuz-}
+KVER=$(basename "$KERNEL"); KVER=${KVER#vmlinu[xz]-}
 # Debian's System.map is a one-line placeholder ("The real System.map is
 # in the linux-image-<version>-dbg package"): take the real one from the
 # -dbg package once (~860 MB download, System.map is near the start of its
@@ -219,6 +265,16 @@ fi
 if [ -z "$CROSS" ]; then HOST_TRACER=$B/guest/tracer
 elif make -C "$B/host" tracer >"$B/host.log" 2>&1; then HOST_TRACER=$B/host/tracer
 else fail "build: host tracer for -x" "$(tail -5 "$B/host.log")"; HOST_TRACER=false; fi
+# the target's signal numbers, from the toolchain's musl <signal.h>
+read -r SIGUSR1 SIGSEGV < <(printf '#include <signal.h>\nSIGUSR1 SIGSEGV\n' | $WCC -E -P -x c - 2>/dev/null | tail -1)
+case "$SIGUSR1 $SIGSEGV" in
+[0-9]*" "[0-9]*) echo "signals of $ARCH: SIGUSR1 $SIGUSR1, SIGSEGV $SIGSEGV" ;;
+*) fail "build: SIGUSR1 and SIGSEGV from $WCC's <signal.h>" "got '$SIGUSR1 $SIGSEGV'"; finish ;;
+esac
+TRACER_CONFIG="sched:sched_switch sched:sched_process_exec signal:signal_generate/sig==$SIGUSR1/ cpu-clock@199 trip=segv buf=256k"
+# c records tracepoints alone: the lean layout without ids, whose event
+# the dump finds from the raw data, in the target's byte order
+TRACER_CONFIG_C="sched:sched_switch sched:sched_process_exec signal:signal_generate/sig==$SIGUSR1/ trip=segv buf=256k"
 mkdir -p "$ROOT/bin"
 if $WCC -g -O1 -fno-inline -static -o "$ROOT/bin/wk_hot" test/work.c >"$B/work.log" 2>&1; then
 	pass "build: wk_hot for $ARCH, static, with symbols"
@@ -355,6 +411,8 @@ qt() { sed -n "s/^QT $1: $2=\([^ ]*\).*/\1/p" "$R/qt.txt" | head -1; }
 # lacks _text (Debian arm64, armhf)
 read -r KTEXT KSYM < <(sed -n 's/^QT ref \([0-9a-f]*\) T \(.*\)/\1 \2/p' "$R/qt.txt")
 MTEXT=$(awk -v s="${KSYM:-_text}" '$3 == s { print $1; exit }' "$SMAP")
+# a 32-bit MIPS System.map writes addresses sign-extended to 64 bits
+[ ${#KTEXT} = 8 ] && [ ${#MTEXT} = 16 ] && MTEXT=${MTEXT:8}
 if [ -n "$KTEXT" ] && [ "$KTEXT" != "$MTEXT" ]; then echo "KASLR: runtime $KSYM $KTEXT, System.map $MTEXT: relocated by $(printf '%x' $((0x$KTEXT - 0x$MTEXT)))"
 else echo "KASLR: runtime ${KSYM:-_text} ${KTEXT:-?}, System.map $MTEXT: not relocated (no KASLR on this guest)"; fi
 
@@ -381,8 +439,8 @@ decode() {
 		pass "$tag: sched_process_exec filename=/bin/wk_hot, comm wk_hot, pid/tid $w/$w" ||
 		fail "$tag: sched_process_exec of pid $w" "$(grep -m3 sched_process_exec "$f.script")"
 	s=$(awk -v p="$w" '$1 == "wk_hot" && $2 == p"/"p && /signal:signal_generate:/' "$f.script" | head -1)
-	case "$s" in *" sig=10 "*"comm=wk_hot pid=$w "*) pass "$tag: signal_generate sig=10 comm=wk_hot pid=$w" ;;
-	*) fail "$tag: signal_generate sig=10 comm=wk_hot pid=$w" "${s:-$(grep -m3 signal_generate "$f.script")}" ;; esac
+	case "$s" in *" sig=$SIGUSR1 "*"comm=wk_hot pid=$w "*) pass "$tag: signal_generate sig=$SIGUSR1 (SIGUSR1) comm=wk_hot pid=$w" ;;
+	*) fail "$tag: signal_generate sig=$SIGUSR1 (SIGUSR1) comm=wk_hot pid=$w" "${s:-$(grep -m3 signal_generate "$f.script")}" ;; esac
 	# pinned by taskset: every event of the workload after its exec on CPU WORK_MASK-1
 	cpu=$(printf '[%03d]' $((WORK_MASK - 1)))
 	s=$(awk -v p="$w" '$2 == p"/"p && /sched:sched_process_exec:/ { t = $4 + 0 }
@@ -402,10 +460,12 @@ decode() {
 	[ "$k" -gt 0 ] && grep -q 'work_hot_loop' "$f.report" &&
 		pass "$tag: user symbols: $k of $n cpu-clock samples of wk_hot in work_hot_loop (/bin/wk_hot)" ||
 		fail "$tag: user symbols: work_hot_loop in cpu-clock samples of pid $w" "$n samples: $(awk -v p="$w" '$2 == p"/"p && /cpu-clock:/' "$f.script" | head -3)"
-	# kernel symbols across KASLR: resolved names, and the idle task in an idle function
+	# kernel symbols across KASLR: resolved names, and the idle task in an
+	# idle function (MIPS: __r4k_wait; pseries: snooze_loop, or the H_CEDE
+	# hypercall in plpar_hcall_norets_notrace)
 	ki=$(grep 'cpu-clock:' "$f.script" | grep -c 'kernel.kallsyms')
 	kr=$(grep 'cpu-clock:' "$f.script" | grep 'kernel.kallsyms' | grep -vc 'unknown')
-	s=$(awk '$2 == "0/0" && /cpu-clock:/' "$f.script" | grep -m1 -E '[ _](default_idle|arch_cpu_idle|cpu_do_idle|native_safe_halt|pv_native_safe_halt|cpu_idle_poll|do_idle|psw_idle|enabled_wait|default_idle_call|cpuidle_enter_state|arch_cpu_idle_exit)')
+	s=$(awk '$2 == "0/0" && /cpu-clock:/' "$f.script" | grep -m1 -E '[ _](default_idle|arch_cpu_idle|cpu_do_idle|native_safe_halt|pv_native_safe_halt|cpu_idle_poll|do_idle|psw_idle|enabled_wait|default_idle_call|cpuidle_enter_state|arch_cpu_idle_exit|r4k_wait|snooze_loop|dedicated_cede_loop|cede_processor|plpar_hcall_norets_notrace)')
 	[ "$kr" -gt 0 ] && [ $((kr * 2)) -ge "$ki" ] && [ -n "$s" ] &&
 		pass "$tag: kernel symbols via System.map across KASLR: $kr of $ki kernel samples named, idle: $(echo "$s" | awk '{ print $(NF-1) }')" ||
 		fail "$tag: kernel symbols via System.map across KASLR" "$kr of $ki named; swapper: $(awk '$2 == "0/0" && /cpu-clock:/' "$f.script" | head -2)"
@@ -435,9 +495,9 @@ crash_check() {
 	local tag=$1 f=$2 c s
 	c=$(qt "$tag" crash)
 	[ -s "$f.script" ] || perf script -i "$f" -F comm,pid,tid,cpu,time,event,trace >"$f.script" 2>"$f.script.err"
-	s=$(grep 'signal:signal_generate:' "$f.script" | grep -m1 " sig=11 .*comm=wk_hot pid=$c ")
-	[ -n "$c" ] && [ -n "$s" ] && pass "$tag: trip=segv hit in $(basename "$f"): signal_generate sig=11 comm=wk_hot pid=$c" ||
-		fail "$tag: trip=segv hit in $(basename "$f"): signal_generate sig=11 pid=$c" "$(grep -m3 'sig=11' "$f.script"; head -c 300 "$f.script.err")"
+	s=$(grep 'signal:signal_generate:' "$f.script" | grep -m1 " sig=$SIGSEGV .*comm=wk_hot pid=$c ")
+	[ -n "$c" ] && [ -n "$s" ] && pass "$tag: trip=segv hit in $(basename "$f"): signal_generate sig=$SIGSEGV comm=wk_hot pid=$c" ||
+		fail "$tag: trip=segv hit in $(basename "$f"): signal_generate sig=$SIGSEGV pid=$c" "$(grep -m3 "sig=$SIGSEGV" "$f.script"; head -c 300 "$f.script.err")"
 }
 
 # guest-side verdicts of a transport: three dumps with their reasons, exit 0

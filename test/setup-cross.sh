@@ -3,6 +3,10 @@
 #   make CROSS_COMPILE=aarch64-linux-musl-
 #   make CROSS_COMPILE=arm-linux-musleabihf-
 #   make CROSS_COMPILE=s390x-linux-musl-
+#   make CROSS_COMPILE=i386-linux-musl-
+#   make CROSS_COMPILE=mipsel-linux-musl-
+#   make CROSS_COMPILE=mips64el-linux-musl-
+#   make CROSS_COMPILE=powerpc64le-linux-musl-
 # work. Recipe per arch: the Debian gnu cross gcc (which pulls in the gnu
 # cross binutils) plus the foreign-arch musl-dev, which ships the
 # <musl-triplet>-gcc wrapper, musl's crt files, libc.a and a specs file.
@@ -11,7 +15,8 @@
 # this script also links <musl-triplet>-{strip,objcopy,...} to them in
 # /usr/local/bin so that $(CROSS_COMPILE)strip exists.
 #
-# Usage: test/setup-cross.sh [--qemu] [aarch64|armhf|s390x ...]   (default: all)
+# Usage: test/setup-cross.sh [--qemu] [aarch64|armhf|s390x|i386|mipsel|mips64el|ppc64el ...]
+#         (default: aarch64 armhf s390x; 'all' is all seven)
 #   --qemu  also install qemu-user-static (qemu-aarch64-static, ...) to run
 #           the cross-built binaries.
 # Idempotent: an arch whose compiler already works is skipped without apt;
@@ -30,12 +35,16 @@ arches=()
 for a in "$@"; do
 	case "$a" in
 	--qemu) want_qemu=1 ;;
-	all) arches+=(aarch64 armhf s390x) ;;
+	all) arches+=(aarch64 armhf s390x i386 mipsel mips64el ppc64el) ;;
 	aarch64|arm64) arches+=(aarch64) ;;
 	armhf|arm) arches+=(armhf) ;;
 	s390x) arches+=(s390x) ;;
-	-h|--help) sed -n '2,19p' "$0"; exit 0 ;;
-	*) echo "setup-cross: unknown arch '$a' (want aarch64, armhf, s390x)" >&2; exit 2 ;;
+	i386|i686|x86) arches+=(i386) ;;
+	mipsel) arches+=(mipsel) ;;
+	mips64el) arches+=(mips64el) ;;
+	ppc64el|ppc64le|powerpc64le) arches+=(ppc64el) ;;
+	-h|--help) sed -n '2,24p' "$0"; exit 0 ;;
+	*) echo "setup-cross: unknown arch '$a' (want aarch64, armhf, s390x, i386, mipsel, mips64el, ppc64el)" >&2; exit 2 ;;
 	esac
 done
 [ ${#arches[@]} -gt 0 ] || arches=(aarch64 armhf s390x)
@@ -46,6 +55,12 @@ spec() {
 	aarch64) echo "arm64 aarch64-linux-gnu aarch64-linux-musl aarch64" ;;
 	armhf)   echo "armhf arm-linux-gnueabihf arm-linux-musleabihf arm" ;;
 	s390x)   echo "s390x s390x-linux-gnu s390x-linux-musl s390x" ;;
+	# the musl triplet as musl-dev names its gcc wrapper
+	# (i386-linux-musl-gcc runs i686-linux-gnu-gcc)
+	i386)     echo "i386 i686-linux-gnu i386-linux-musl i386" ;;
+	mipsel)   echo "mipsel mipsel-linux-gnu mipsel-linux-musl mipsel" ;;
+	mips64el) echo "mips64el mips64el-linux-gnuabi64 mips64el-linux-musl mips64el" ;;
+	ppc64el)  echo "ppc64el powerpc64le-linux-gnu powerpc64le-linux-musl ppc64le" ;;
 	esac
 }
 
