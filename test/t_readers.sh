@@ -167,36 +167,32 @@ if start_tracer "$T/m1" 'buf=4m'; then
 fi
 stop_works
 
+# mode MODE NEV CONFIG KEY...: a stream of one dump of CONFIG (NEV
+# events) with the workload $R$MODE; the KEYs must count in 6.1's facts,
+# and every reader must agree
+mode() {
+	local m=$1 nev=$2 cfg=$3 f; shift 3
+	WL=
+	if start_tracer "$T/$m" "$cfg"; then
+		workload $R$m; stop_tracer >/dev/null
+		f=$(facts host "$T/$m.out" $WL)
+		expect $m "$f" "$@"
+		NEV=$nev tools $m "$T/$m.out" "$f"
+	fi
+	stop_works
+}
+
 # --- 2. tracepoints alone, each once: the kernel writes no ids ---
-WL=
-if start_tracer "$T/m2" 'sched:sched_switch sched:sched_process_exec signal:signal_generate buf=2m'; then
-	workload ${R}tp; stop_tracer >/dev/null
-	grep -q 'no ids' "$T/m2.err" || fail "tp: the id-less layout" "$(head -1 "$T/m2.err")"
-	f=$(facts host "$T/m2.out" $WL)
-	expect tp "$f" "exec ${R}tp" "comm ${R}tp" "signal ${R}tp"
-	NEV=3 tools tp "$T/m2.out" "$f"
-fi
-stop_works
+mode tp 3 'sched:sched_switch sched:sched_process_exec signal:signal_generate buf=2m' \
+	"exec ${R}tp" "comm ${R}tp" "signal ${R}tp"
+grep -q 'no ids' "$T/tp.err" || fail "tp: the id-less layout" "$(head -1 "$T/tp.err")"
 
 # --- 3. full: the kernel writes perf's layout ---
-WL=
-if start_tracer "$T/m3" 'buf=4m full'; then
-	workload ${R}fu; stop_tracer >/dev/null
-	f=$(facts host "$T/m3.out" $WL)
-	expect full "$f" "exec ${R}fu" "comm ${R}fu" "signal ${R}fu" "usym ${R}fu" ksym
-	NEV=6 tools full "$T/m3.out" "$f"
-fi
-stop_works
+mode full 6 'buf=4m full' "exec ${R}full" "comm ${R}full" "signal ${R}full" "usym ${R}full" ksym
 
 # --- 4. stack: kernel callchains ---
-WL=
-if start_tracer "$T/m4" 'sched:sched_switch sched:sched_process_exec signal:signal_generate cpu-clock@199 stack buf=4m'; then
-	workload ${R}sk; stop_tracer >/dev/null
-	f=$(facts host "$T/m4.out" $WL)
-	expect stack "$f" "exec ${R}sk" "comm ${R}sk" "signal ${R}sk" chain
-	NEV=4 tools stack "$T/m4.out" "$f"
-fi
-stop_works
+mode stack 4 'sched:sched_switch sched:sched_process_exec signal:signal_generate cpu-clock@199 stack buf=4m' \
+	"exec ${R}stack" "comm ${R}stack" "signal ${R}stack" chain
 
 # --- 5. frame=text, extracted with -x ---
 WL=
