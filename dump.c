@@ -350,7 +350,7 @@ int dump_hotplug_fd(void)
 		fd = -1;
 	}
 	if (fd < 0)
-		msg("no uevents (netlink:): CPUs that go offline and back are not recorded again");
+		msg("no netlink uevents: a CPU that goes offline and comes back is not recorded again");
 	return fd;
 }
 
