@@ -5,7 +5,10 @@
 #   a  tracer -o PORT_DEV     one pipe-mode stream on a dedicated port
 #   b  tracer 'frame=text'    framed text dumps on the console
 #   c  tracer | nc -l -p 9000 the stream through netcat to the host (tracepoints alone)
-# In each: a pinned workload (spin, SIGUSR1, sleep, hold), a SIGUSR2 dump,
+#   d  what used to break: -o on a file that exists, count=300, SIGBUS,
+#      300 short processes, cpu2 offline and back, every CPU merged (the
+#      dump files go to the host through nc, as c)
+# In a, b, c: a pinned workload (spin, SIGUSR1, sleep, hold), a SIGUSR2 dump,
 # a crash that trips trip=segv, a SIGINT dump. Lines starting "QT " are
 # read by the host; then poweroff -f.
 export PATH=/bin:/sbin
@@ -131,6 +134,132 @@ if [ -z "${ONLY##*c*}" ]; then
 	[ $n -gt 0 ] && [ -n "$tp" ] && kill -0 $tp 2>/dev/null && say "c: host connected" || say "c: host did not connect"
 	run_scenario c "$tp"
 	wait_exit $ncpid 20 || { say "c: nc did not exit"; kill $ncpid; }
+fi
+
+# d: what used to break, each in a few seconds. The guest booted with
+# maxcpus=2 where it has more (a, b and c as on two CPUs): the others
+# come online first. The dumps go to files on /run, carried to the host
+# in one tar through nc (as c).
+# d1 (tracer -o /run/d.data, a file that exists): the file is left as it
+#   is and the dumps go to d.data.1, ...; a tripwire with count=300 on
+#   SIGUSR1 (every hit counted, also with 64 KiB pages; sent 10 at a time,
+#   each ten once tracer has counted the ten before: the 8 KiB tripwire
+#   ring is not a burst buffer), then kill -BUS trips trip=segv (SIGBUS
+#   is in the preset: 7, on MIPS 10).
+# d2 (tracer -o /run/d2.data): dump 1 after 300 short processes and a
+#   wk_hot that spun and exited (its comm and symbols come from the
+#   tracking table); then, where there is a cpu2, cpu2 goes offline and
+#   back and a workload runs on it; a spinner on every CPU; dump 2 at
+#   exit (all CPUs merged in time order).
+if [ -z "${ONLY##*d*}" ]; then
+	for c in /sys/devices/system/cpu/cpu[0-9]*/online; do
+		[ ! -e $c ] || [ "$(cat $c)" = 1 ] || echo 1 >$c || say "d: $c: can't bring it online"
+	done
+	say "d: $(grep -c ^processor /proc/cpuinfo) cpus online"
+
+	say "d1: begin -o /run/d.data (exists)"
+	t0=$(cut -d' ' -f1 /proc/uptime)
+	echo "qemu-test: this file was here first" >/run/d.data
+	sum0=$(md5sum </run/d.data)
+	taskset $WORK_MASK /bin/wk_hot hold &
+	w=$!
+	/bin/tracer -o /run/d.data "$D1_CONFIG" 2>/run/d1.err &
+	tp=$!
+	if wait_for /run/d1.err "recording" 60 $tp; then
+		say "d1: tracer=$tp work=$w"
+		i=0
+		while [ $i -lt 300 ]; do
+			kill -USR1 $w
+			i=$((i + 1))
+			[ $((i % 10)) = 0 ] && [ $i -lt 300 ] && ! wait_for /run/d1.err "hit $i of 300," 10 $tp && break
+		done
+		say "d1: sent $i SIGUSR1"
+		wait_for /run/d1.err "dump 1 (" 20 $tp || say "d1: no dump 1"
+		/bin/wk_hot hold &
+		bus=$!
+		n=50
+		while [ $n -gt 0 ] && [ "$(cat /proc/$bus/comm 2>/dev/null)" != wk_hot ]; do usleep 100000; n=$((n - 1)); done
+		kill -BUS $bus
+		wait $bus
+		say "d1: bus=$bus exit=$?"
+		wait_for /run/d1.err "(trip segv" 20 $tp || say "d1: no trip segv dump"
+		kill -INT $tp
+		wait_exit $tp $DUMP_WAIT || { say "d1: tracer did not exit"; kill -9 $tp; }
+		wait $tp 2>/dev/null
+		say "d1: tracer exit=$?"
+	else
+		say "d1: tracer did not start"
+		kill -9 $tp 2>/dev/null
+	fi
+	kill -TERM $w 2>/dev/null
+	wait $w 2>/dev/null
+	[ "$(md5sum </run/d.data)" = "$sum0" ] && say "d1: existing file unchanged" ||
+		say "d1: existing file changed: $(head -c 60 /run/d.data | od -An -c | head -2 | tr -s ' \n' ' ')"
+	say "d1: files $(cd /run && ls d.data* | tr '\n' ' ')"
+	for f in /run/d.data.*; do
+		[ -e "$f" ] && say "d1: ${f#/run/} $(wc -c <$f) bytes, magic $([ "$(head -c 8 $f)" = PERFILE2 ] && echo PERFILE2 || echo other)"
+	done
+	say "d1: done in $(awk -v a=$t0 '{ printf "%.1f", $1 - a }' /proc/uptime)s"
+	sed "s/^/QT d1 err: /" /run/d1.err
+
+	say "d2: begin -o /run/d2.data"
+	t0=$(cut -d' ' -f1 /proc/uptime)
+	/bin/tracer -o /run/d2.data "$D2_CONFIG" 2>/run/d2.err &
+	tp=$!
+	if wait_for /run/d2.err "recording" 60 $tp; then
+		say "d2: tracer=$tp"
+		/bin/wk_hot storm 300
+		taskset $WORK_MASK /bin/wk_hot spin 300 &
+		s=$!
+		wait $s
+		say "d2: spun=$s exit=$? cpu_mask=$WORK_MASK"
+		kill -0 $s 2>/dev/null && say "d2: $s is still there"
+		kill -USR2 $tp
+		wait_for /run/d2.err "dump 1 (" $DUMP_WAIT $tp || say "d2: no dump 1"
+		CPU2=/sys/devices/system/cpu/cpu2/online
+		if [ -w $CPU2 ] && [ "$(cat $CPU2)" = 1 ]; then
+			if echo 0 >$CPU2; then
+				wait_for /run/d2.err "cpu 2 went offline" 20 $tp || say "d2: tracer did not see cpu2 go"
+				say "d2: cpu2 online=$(cat $CPU2)"
+				echo 1 >$CPU2 || say "d2: cpu2 did not come back"
+				wait_for /run/d2.err "cpu 2 is back online" 20 $tp || say "d2: tracer did not see cpu2 come back"
+				taskset 4 /bin/wk_hot spin 300 sleep 10 signal &
+				h=$!
+				wait $h
+				say "d2: hotplug=$h exit=$?"
+			else
+				say "d2: cpu2 can't be taken offline"
+			fi
+		else
+			say "d2: no cpu2 to take offline"
+		fi
+		pids= n=0
+		for c in /sys/devices/system/cpu/cpu[0-9]*; do
+			c=${c##*cpu}
+			[ "$(cat /sys/devices/system/cpu/cpu$c/online 2>/dev/null || echo 1)" = 1 ] || continue
+			taskset $(printf '%x' $((1 << c))) /bin/wk_hot spin 100 &
+			pids="$pids $!" n=$((n + 1))
+		done
+		for p in $pids; do wait $p; done
+		say "d2: spinners on $n cpus"
+		kill -INT $tp
+		wait_exit $tp $DUMP_WAIT || { say "d2: tracer did not exit"; kill -9 $tp; }
+		wait $tp 2>/dev/null
+		say "d2: tracer exit=$?"
+	else
+		say "d2: tracer did not start"
+		kill -9 $tp 2>/dev/null
+	fi
+	say "d2: done in $(awk -v a=$t0 '{ printf "%.1f", $1 - a }' /proc/uptime)s"
+	sed "s/^/QT d2 err: /" /run/d2.err
+
+	# the dump files to the host: one tar through nc (the host connects
+	# when it sees "serving")
+	(cd /run && tar c d.data* d2.data*) | nc -l -p 9000 &
+	ncpid=$!
+	usleep 200000
+	say "d: serving $(cd /run && ls d.data* d2.data* | tr '\n' ' ')"
+	wait_exit $ncpid 30 || { say "d: nc did not exit"; kill $ncpid; }
 fi
 
 say "all done, uptime $(cut -d' ' -f1 /proc/uptime)"

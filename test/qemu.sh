@@ -26,9 +26,15 @@
 # the cross toolchain's musl <signal.h>: the filters in TRACER_CONFIG and
 # the sig= the decode checks look for.
 #
+# d: what used to break, after c: -o on a file that exists (left as it
+# is, the dump goes to FILE.1), a count=300 tripwire (every hit counted,
+# 64 KiB pages too), SIGBUS trips trip=segv, an exited process's comm and
+# symbols after 300 short ones, cpu2 offline and back (x86_64: 4 CPUs;
+# aarch64: 8), every CPU's ring merged in time order (aarch64: 8 CPUs).
+#
 # Environment: QEMU_TIMEOUT (s, default 180), TRACER_QEMU_CACHE (default
-# /var/cache/tracer-qemu), ONLY=abc (transports to run), SMP (default 2;
-# 1 on MIPS),
+# /var/cache/tracer-qemu), ONLY=abcd (scenarios to run), SMP (default 2;
+# 4 on x86_64, 8 on aarch64, 1 on MIPS),
 # HOSTPORT (default 9000 + arch index), TRACER_SRC (the tree whose
 # Makefile Kconfig *.c *.h are built, default this work tree). Everything of a run stays in
 # $TRACER_QEMU_CACHE/ARCH/run: console.log, a.data, b.data*, c.data,
@@ -42,7 +48,7 @@ TOP=$PWD
 ARCH=${1:-${ARCH:-x86_64}}
 CACHE=${TRACER_QEMU_CACHE:-/var/cache/tracer-qemu}
 TIMEOUT=${QEMU_TIMEOUT:-180}
-ONLY=${ONLY:-abc}
+ONLY=${ONLY:-abcd}
 SRC=${TRACER_SRC:-$TOP}
 export DEBIAN_FRONTEND=noninteractive
 
@@ -83,7 +89,7 @@ SMP_DEF=2
 case $ARCH in
 x86_64)
 	DARCH=amd64 KMETA=linux-image-amd64 QPKG=qemu-system-x86 QEMU=qemu-system-x86_64
-	CROSS= WCC=musl-gcc IDX=0
+	CROSS= WCC=musl-gcc IDX=0 SMP_DEF=4	# d: cpu2 goes offline and back
 	QEMU_ARGS=(-M pc -cpu max -m 512M)
 	CON=ttyS0 PORT_DEV=/dev/ttyS1
 	CON_ARGS=(-chardev "file,id=con,path=%CON%" -serial chardev:con)
@@ -91,7 +97,7 @@ x86_64)
 	NIC=e1000 MODS="e1000" ;;
 aarch64)
 	DARCH=arm64 KMETA=linux-image-arm64 QPKG=qemu-system-arm QEMU=qemu-system-aarch64
-	CROSS=aarch64-linux-musl- IDX=1
+	CROSS=aarch64-linux-musl- IDX=1 SMP_DEF=8	# d: eight rings merged
 	QEMU_ARGS=(-M virt -cpu cortex-a57 -m 512M)
 	CON=ttyAMA0 PORT_DEV=/dev/hvc0
 	CON_ARGS=(-chardev "file,id=con,path=%CON%" -serial chardev:con)
@@ -266,15 +272,19 @@ if [ -z "$CROSS" ]; then HOST_TRACER=$B/guest/tracer
 elif make -C "$B/host" tracer >"$B/host.log" 2>&1; then HOST_TRACER=$B/host/tracer
 else fail "build: host tracer for -x" "$(tail -5 "$B/host.log")"; HOST_TRACER=false; fi
 # the target's signal numbers, from the toolchain's musl <signal.h>
-read -r SIGUSR1 SIGSEGV < <(printf '#include <signal.h>\nSIGUSR1 SIGSEGV\n' | $WCC -E -P -x c - 2>/dev/null | tail -1)
-case "$SIGUSR1 $SIGSEGV" in
-[0-9]*" "[0-9]*) echo "signals of $ARCH: SIGUSR1 $SIGUSR1, SIGSEGV $SIGSEGV" ;;
-*) fail "build: SIGUSR1 and SIGSEGV from $WCC's <signal.h>" "got '$SIGUSR1 $SIGSEGV'"; finish ;;
+read -r SIGUSR1 SIGSEGV SIGBUS < <(printf '#include <signal.h>\nSIGUSR1 SIGSEGV SIGBUS\n' | $WCC -E -P -x c - 2>/dev/null | tail -1)
+case "$SIGUSR1 $SIGSEGV $SIGBUS" in
+[0-9]*" "[0-9]*" "[0-9]*) echo "signals of $ARCH: SIGUSR1 $SIGUSR1, SIGSEGV $SIGSEGV, SIGBUS $SIGBUS" ;;
+*) fail "build: SIGUSR1, SIGSEGV and SIGBUS from $WCC's <signal.h>" "got '$SIGUSR1 $SIGSEGV $SIGBUS'"; finish ;;
 esac
 TRACER_CONFIG="sched:sched_switch sched:sched_process_exec signal:signal_generate/sig==$SIGUSR1/ cpu-clock@199 trip=segv buf=256k"
 # c records tracepoints alone: the lean layout without ids, whose event
 # the dump finds from the raw data, in the target's byte order
 TRACER_CONFIG_C="sched:sched_switch sched:sched_process_exec signal:signal_generate/sig==$SIGUSR1/ trip=segv buf=256k"
+# d1: a count=300 tripwire on SIGUSR1 and trip=segv (SIGBUS); d2: the
+# tracking table after 300 short processes, hotplug, every CPU merged
+D1_CONFIG="sched:sched_switch trip=signal:signal_generate/sig==$SIGUSR1/,count=300 trip=segv buf=64k"
+D2_CONFIG="sched:sched_switch sched:sched_process_exec signal:signal_generate/sig==$SIGUSR1/ cpu-clock@199 buf=128k"
 mkdir -p "$ROOT/bin"
 if $WCC -g -O1 -fno-inline -static -o "$ROOT/bin/wk_hot" test/work.c >"$B/work.log" 2>&1; then
 	pass "build: wk_hot for $ARCH, static, with symbols"
@@ -337,6 +347,8 @@ MODULES="$LOAD"
 PORT_DEV=$PORT_DEV
 TRACER_CONFIG='$TRACER_CONFIG'
 TRACER_CONFIG_C='$TRACER_CONFIG_C'
+D1_CONFIG='$D1_CONFIG'
+D2_CONFIG='$D2_CONFIG'
 WORK_MASK=$WORK_MASK
 SETTLE_US=2500000
 DUMP_WAIT=60
@@ -349,13 +361,17 @@ echo "initramfs: $(wc -c <"$R/initrd.gz") bytes, modules:$LOAD"
 # ------------------------------------------------------------------ boot
 stage boot
 CONLOG=$R/console.log
+# more than two CPUs (for d): a, b and c run on two as elsewhere (their
+# dumps, and the console's time for b's, stay as they are); d brings
+# the others online
+MAXCPUS=; [ "$SMP" -gt 2 ] && MAXCPUS=" maxcpus=2"
 subst() { local a; for a in "$@"; do a=${a//%CON%/$CONLOG}; echo "${a//%PORT%/$R/a.data}"; done; }
 mapfile -t CA < <(subst "${CON_ARGS[@]}")
 mapfile -t PA < <(subst "${PORT_ARGS[@]}")
 : >"$CONLOG"; : >"$R/a.data"
 QCMD=(timeout -k 10 "$TIMEOUT" "$QEMU" "${QEMU_ARGS[@]}" -smp "$SMP" -nodefaults -display none -monitor none
 	-no-reboot -kernel "$KERNEL" -initrd "$R/initrd.gz"
-	-append "console=$CON panic=-1 rdinit=/init"
+	-append "console=$CON panic=-1 rdinit=/init$MAXCPUS"
 	"${CA[@]}" "${PA[@]}"
 	-netdev "user,id=n,hostfwd=tcp:127.0.0.1:$HOSTPORT-:9000" -device "$NIC,netdev=n")
 printf '%q ' "${QCMD[@]}" >"$R/qemu.cmd"; echo >>"$R/qemu.cmd"
@@ -375,6 +391,18 @@ QPID=$!
 	done
 ) &
 NCPID=$!
+# d: the dump files, one tar through nc once the guest says "serving"
+(
+	: >"$R/d.tar"
+	while kill -0 $QPID 2>/dev/null; do
+		if grep -aq "QT d: serving" "$CONLOG"; then
+			cat </dev/tcp/127.0.0.1/$HOSTPORT >"$R/d.part" 2>/dev/null
+			if [ -s "$R/d.part" ]; then mv "$R/d.part" "$R/d.tar"; exit 0; fi
+		fi
+		sleep 0.3
+	done
+) &
+NDPID=$!
 # An s390x guest sometimes halts after poweroff -f without QEMU exiting
 # (and then ignores SIGTERM): once the guest says it is done, give QEMU
 # a few seconds, then end it.
@@ -391,7 +419,7 @@ NCPID=$!
 DONEPID=$!
 wait $QPID; QRC=$?
 kill $DONEPID 2>/dev/null; wait $DONEPID 2>/dev/null
-sleep 0.5; kill $NCPID 2>/dev/null; wait $NCPID 2>/dev/null
+sleep 0.5; kill $NCPID $NDPID 2>/dev/null; wait $NCPID $NDPID 2>/dev/null
 tr -d '\r' <"$CONLOG" | grep -a '^QT ' | grep -av ' err: ' >"$R/qt.txt"
 cat "$R/qt.txt"
 if [ $QRC = 124 ]; then fail "boot: guest finished within ${TIMEOUT}s" "timed out; tail: $(tail -c 600 "$CONLOG" | tr -d '\r')"
@@ -552,5 +580,115 @@ if [ -z "${ONLY##*c*}" ]; then
 	grep -q "QT c: host connected" "$R/qt.txt" && pass "c: host connected through hostfwd" || fail "c: host connected through hostfwd"
 	guest_checks c && { decode c "$R/c.data"; readers c "$R/c.data"; }
 	check "c: two or more dumps in one stream, times in order" monotonic "$R/c.data"
+fi
+
+if [ -z "${ONLY##*d*}" ]; then
+	echo "-- d1: -o on a file that exists, trip count=300, SIGBUS trips segv"
+	rm -rf "$R/d"; mkdir -p "$R/d"
+	[ -s "$R/d.tar" ] && tar -x -C "$R/d" -f "$R/d.tar" &&
+		pass "d: the dump files through nc: $(ls "$R/d" | tr '\n' ' ')" ||
+		fail "d: the dump files through nc" "$(grep '^QT d: \(serving\|nc\)' "$R/qt.txt"); $(wc -c <"$R/d.tar") bytes of tar"
+	e=$(tr -d '\r' <"$CONLOG" | grep -a "^QT d1 err: " | sed 's/^QT d1 err: //')
+	if grep -q "^QT d1: tracer=" "$R/qt.txt"; then
+		# every hit 1..299 reported once, in order, then one dump for the 300th
+		n=$(echo "$e" | grep -c "hit [0-9]* of 300,")
+		echo "$e" | sed -n 's/.* hit \([0-9]*\) of 300,.*/\1/p' >"$R/d1.hits"
+		seq 1 299 | cmp -s - "$R/d1.hits" &&
+			pass "d1: trip count=300: hits 1 to 299 reported, in order ($n lines)" ||
+			fail "d1: trip count=300: hits 1 to 299 reported" "$n lines, last: $(echo "$e" | grep "hit [0-9]* of 300," | tail -1); $(grep "^QT d1: sent" "$R/qt.txt")"
+		n=$(echo "$e" | grep -c "^tracer: dump [0-9]* (trip signal:signal_generate")
+		s=$(echo "$e" | grep -m1 "dump [0-9]* (trip signal:signal_generate")
+		[ "$n" = 1 ] && case "$s" in *"dump 1 (trip "*) true ;; *) false ;; esac &&
+			pass "d1: trip count=300: exactly one dump, dump 1: ${s%%): *})" ||
+			fail "d1: trip count=300: exactly one dump, dump 1" "$n dump lines: $(echo "$e" | grep 'dump [0-9]* (' | head -3)"
+		# kill -BUS trips trip=segv (SIGBUS $SIGBUS on $ARCH)
+		b=$(qt d1 bus) x=$(sed -n 's/^QT d1: bus=[0-9]* exit=\([0-9]*\).*/\1/p' "$R/qt.txt")
+		s=$(echo "$e" | grep -m1 "dump 2 (trip segv by pid ")
+		[ -n "$s" ] && [ "$x" = $((128 + SIGBUS)) ] &&
+			pass "d1: kill -BUS (SIGBUS $SIGBUS, wk_hot $b exit $x) trips trip=segv: ${s%%): *})" ||
+			fail "d1: kill -BUS (SIGBUS $SIGBUS) trips trip=segv" "wk_hot $b exit ${x:-?}; $(echo "$e" | grep 'dump [0-9]* (\|segv' | head -4)"
+		echo "$e" | grep -q "dump 3 (exit)" && grep -q "^QT d1: tracer exit=0" "$R/qt.txt" &&
+			pass "d1: dump 3 (exit), tracer exit 0" ||
+			fail "d1: dump 3 (exit), tracer exit 0" "$(grep "^QT d1: tracer exit" "$R/qt.txt"); $(echo "$e" | grep 'dump 3' | head -2)"
+	else
+		fail "d1: tracer started in the guest" "$(echo "$e" | head -5)"
+	fi
+	# -o on a regular file that exists: left as it was, the dumps go to .1 ...
+	grep -q "^QT d1: existing file unchanged" "$R/qt.txt" &&
+		pass "d1: -o /run/d.data (exists): the file is left unchanged" ||
+		fail "d1: -o /run/d.data (exists): the file is left unchanged" "$(grep '^QT d1: existing' "$R/qt.txt")"
+	s=$(echo "$e" | grep -m1 "^tracer: dump 1 (")
+	case "$s" in *" to /run/d.data.1"*) grep -q "^QT d1: d.data.1 [0-9]* bytes, magic PERFILE2" "$R/qt.txt" ;; *) false ;; esac &&
+		pass "d1: dump 1 went to /run/d.data.1, a perf.data file ($(sed -n 's/^QT d1: d.data.1 \([0-9]*\) bytes.*/\1/p' "$R/qt.txt") bytes, PERFILE2)" ||
+		fail "d1: dump 1 went to /run/d.data.1" "${s:-no dump 1}; $(grep '^QT d1: \(files\|d.data\)' "$R/qt.txt" | tr '\n' ' ')"
+	# the hits are in the dumps: 300 SIGUSR1 to the workload in dump 1, the SIGBUS in dump 2
+	w=$(sed -n 's/^QT d1: tracer=[0-9]* work=\([0-9]*\).*/\1/p' "$R/qt.txt") b=$(qt d1 bus)
+	if [ -s "$R/d/d.data.1" ]; then
+		perf script -i "$R/d/d.data.1" -F comm,pid,tid,cpu,time,event,trace >"$R/d/d.data.1.script" 2>"$R/d/d.data.1.script.err"
+		n=$(grep 'signal:signal_generate:' "$R/d/d.data.1.script" | grep -c " sig=$SIGUSR1 .*comm=wk_hot pid=$w ")
+		[ "$n" = 300 ] && pass "d1: dump 1 holds the 300 hits: signal_generate sig=$SIGUSR1 comm=wk_hot pid=$w" ||
+			fail "d1: dump 1 holds the 300 hits (signal_generate sig=$SIGUSR1 pid=$w)" "$n of them; $(head -c 300 "$R/d/d.data.1.script.err")"
+	fi
+	if [ -s "$R/d/d.data.2" ]; then
+		perf script -i "$R/d/d.data.2" -F comm,pid,tid,cpu,time,event,trace >"$R/d/d.data.2.script" 2>"$R/d/d.data.2.script.err"
+		s=$(grep 'signal:signal_generate:' "$R/d/d.data.2.script" | grep -m1 " sig=$SIGBUS .*comm=wk_hot pid=$b ")
+		[ -n "$s" ] && pass "d1: dump 2 holds the hit: signal_generate sig=$SIGBUS (SIGBUS) comm=wk_hot pid=$b" ||
+			fail "d1: dump 2 holds the hit: signal_generate sig=$SIGBUS (SIGBUS) pid=$b" "$(grep -m2 'signal_generate' "$R/d/d.data.2.script"; head -c 300 "$R/d/d.data.2.script.err")"
+	fi
+
+	echo "-- d2: -o /run/d2.data after 300 short processes, hotplug, every CPU"
+	e=$(tr -d '\r' <"$CONLOG" | grep -a "^QT d2 err: " | sed 's/^QT d2 err: //')
+	if ! grep -q "^QT d2: tracer=" "$R/qt.txt"; then
+		fail "d2: tracer started in the guest" "$(echo "$e" | head -5)"
+	elif [ -s "$R/d/d2.data" ] && [ -s "$R/d/d2.data.1" ]; then
+		pass "d2: two dump files, d2.data and d2.data.1 ($(wc -c <"$R/d/d2.data") and $(wc -c <"$R/d/d2.data.1") bytes)"
+		echo "$e" | grep -q "dump 1 (signal)" && echo "$e" | grep -q "dump 2 (exit)" && grep -q "^QT d2: tracer exit=0" "$R/qt.txt" &&
+			pass "d2: guest: dump 1 (signal), dump 2 (exit), tracer exit 0" ||
+			fail "d2: guest: dump 1 (signal), dump 2 (exit), tracer exit 0" "$(grep '^QT d2: tracer exit' "$R/qt.txt"); $(echo "$e" | grep 'dump [0-9]* (' | head -3)"
+		sym=(--symfs="$ROOT" --kallsyms="$SMAP")
+		for f in "$R/d/d2.data" "$R/d/d2.data.1"; do
+			perf script -i "$f" "${sym[@]}" -F comm,pid,tid,cpu,time,event,trace,ip,sym,dso >"$f.script" 2>"$f.script.err" ||
+				fail "d2: perf script decodes $(basename "$f")" "$(head -c 400 "$f.script.err")"
+		done
+		# the tracking table: the wk_hot that spun and exited before dump 1
+		# (after 300 short processes) still has its comm and its symbols
+		# (from its exec of /bin/wk_hot on: before, it was the shell and taskset)
+		p=$(qt d2 spun)
+		x='$2 == p"/"p && /sched:sched_process_exec:/ && /filename=\/bin\/wk_hot / { t = $4 + 0 } $2 == p"/"p && t && $4 + 0 >= t && /cpu-clock:/'
+		n=$(awk -v p="$p" "$x" "$R/d/d2.data.script" | wc -l)
+		c=$(awk -v p="$p" "$x"' && $1 != "wk_hot"' "$R/d/d2.data.script" | wc -l)
+		k=$(awk -v p="$p" "$x"' && $1 == "wk_hot" && /work_hot_loop/' "$R/d/d2.data.script" | wc -l)
+		[ -n "$p" ] && [ "$n" -gt 0 ] && [ "$c" = 0 ] && [ "$k" -gt 0 ] &&
+			pass "d2: exited after 300 short processes: wk_hot $p's $n cpu-clock samples after its exec have comm wk_hot, $k in work_hot_loop" ||
+			fail "d2: exited after 300 short processes: wk_hot ${p:-?}'s cpu-clock samples, comm wk_hot, work_hot_loop" "$n samples, $c with another comm, $k in work_hot_loop: $(awk -v p="$p" '$2 == p"/"p && /cpu-clock:/' "$R/d/d2.data.script" | head -3)"
+		# CPU hotplug: cpu2 offline and back during the recording
+		h=$(qt d2 hotplug)
+		if [ "$SMP" -lt 3 ]; then
+			echo "d2: $SMP CPUs, no cpu2: no hotplug here"
+		elif [ -z "$h" ]; then
+			fail "d2: cpu2 went offline and came back" "$(grep '^QT d2: ' "$R/qt.txt" | grep -v 'begin\|tracer=' | head -4)"
+		else
+			echo "$e" | grep -q "cpu 2 went offline" && echo "$e" | grep -q "cpu 2 is back online: recording it again" &&
+				pass "d2: stderr: cpu 2 went offline, cpu 2 is back online: recording it again" ||
+				fail "d2: stderr: cpu 2 went offline, cpu 2 is back online: recording it again" "$(echo "$e" | grep 'cpu 2' | head -3)"
+			n=$(awk -v p="$h" '$2 == p"/"p && $3 == "[002]"' "$R/d/d2.data.1.script" | wc -l)
+			k=$(awk -v p="$h" '$1 == "wk_hot" && $2 == p"/"p && $3 == "[002]" && /cpu-clock:/ && /work_hot_loop/' "$R/d/d2.data.1.script" | wc -l)
+			s=$(awk -v p="$h" '$2 == p"/"p && $3 == "[002]" && /signal:signal_generate:/' "$R/d/d2.data.1.script" | head -1)
+			[ "$n" -gt 0 ] && [ "$k" -gt 0 ] && [ -n "$s" ] &&
+				pass "d2: cpu 2's records after it came back: wk_hot $h on [002]: $n records, $k cpu-clock in work_hot_loop, its SIGUSR1" ||
+				fail "d2: cpu 2's records after it came back (wk_hot $h on [002])" "$n records, $k cpu-clock in work_hot_loop, signal: ${s:-none}; cpus of $h: $(awk -v p="$h" '$2 == p"/"p { print $3 }' "$R/d/d2.data.1.script" | sort | uniq -c | tr '\n' ' ')"
+		fi
+		# every CPU's ring, merged in time order
+		ncpu=$(sed -n 's/^QT d: \([0-9]*\) cpus online.*/\1/p' "$R/qt.txt")
+		s=$(awk '{ print $3 }' "$R/d/d2.data.1.script" | sort -u | tr -d '[]' | awk '{ printf "%s%d", (NR > 1 ? "," : ""), $1 }')
+		w=$(seq 0 $((${ncpu:-1} - 1)) | tr '\n' , | sed 's/,$//')
+		[ "$s" = "$w" ] && pass "d2: records of all $ncpu CPUs in dump 2 ($s; spinners on $(sed -n 's/^QT d2: spinners on \([0-9]*\) cpus/\1/p' "$R/qt.txt") CPUs)" ||
+			fail "d2: records of all ${ncpu:-?} CPUs in dump 2" "cpus $s, want $w"
+		for f in d2.data d2.data.1; do
+			check "d2: $f: timestamps never go backwards ($(grep -c . "$R/d/$f.script") records, ${ncpu:-?} rings)" monotonic "$R/d/$f"
+		done
+	else
+		fail "d2: two dump files, d2.data and d2.data.1" "$(grep '^QT d: serving' "$R/qt.txt"); from the tar: $(ls "$R/d" 2>/dev/null | tr '\n' ' ')"
+	fi
 fi
 finish
