@@ -59,6 +59,19 @@ wait_exit() {
 	return 1
 }
 
+# stop_tp TAG PID: SIGINT, the final dump, and how tracer exited (from
+# /run/TAG.rc when it ran in a pipeline)
+stop_tp() {
+	kill -INT $2
+	wait_exit $2 $DUMP_WAIT || { say "$1: tracer did not exit"; kill -9 $2; }
+	if [ -e /run/$1.rc ]; then
+		say "$1: tracer exit=$(cat /run/$1.rc)"
+	else
+		wait $2 2>/dev/null
+		say "$1: tracer exit=$?"
+	fi
+}
+
 # run_scenario TAG TRACER_PID: the same steps for every transport
 run_scenario() {
 	tag=$1 tp=$2 err=/run/$1.err
@@ -83,14 +96,7 @@ run_scenario() {
 	wait $c
 	say "$tag: crash exit=$?"
 	wait_for $err "dump 2 (" $DUMP_WAIT $tp || say "$tag: no dump 2"
-	kill -INT $tp
-	wait_exit $tp $DUMP_WAIT || { say "$tag: tracer did not exit"; kill -9 $tp; }
-	if [ -e /run/$tag.rc ]; then
-		say "$tag: tracer exit=$(cat /run/$tag.rc)"
-	else
-		wait $tp 2>/dev/null
-		say "$tag: tracer exit=$?"
-	fi
+	stop_tp $tag $tp
 	kill -TERM $w 2>/dev/null
 	wait $w 2>/dev/null
 	say "$tag: done in $(awk -v a=$t0 '{ printf "%.1f", $1 - a }' /proc/uptime)s"
@@ -183,10 +189,7 @@ if [ -z "${ONLY##*d*}" ]; then
 		wait $bus
 		say "d1: bus=$bus exit=$?"
 		wait_for /run/d1.err "(trip segv" 20 $tp || say "d1: no trip segv dump"
-		kill -INT $tp
-		wait_exit $tp $DUMP_WAIT || { say "d1: tracer did not exit"; kill -9 $tp; }
-		wait $tp 2>/dev/null
-		say "d1: tracer exit=$?"
+		stop_tp d1 $tp
 	else
 		say "d1: tracer did not start"
 		kill -9 $tp 2>/dev/null
@@ -242,10 +245,7 @@ if [ -z "${ONLY##*d*}" ]; then
 		done
 		for p in $pids; do wait $p; done
 		say "d2: spinners on $n cpus"
-		kill -INT $tp
-		wait_exit $tp $DUMP_WAIT || { say "d2: tracer did not exit"; kill -9 $tp; }
-		wait $tp 2>/dev/null
-		say "d2: tracer exit=$?"
+		stop_tp d2 $tp
 	else
 		say "d2: tracer did not start"
 		kill -9 $tp 2>/dev/null
