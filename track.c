@@ -81,26 +81,27 @@ static u32 hash(const char *s, size_t n, u32 h)
 	return h;
 }
 
-
 /* Call fn for every numeric entry of a /proc directory. */
+struct num_walk {
+	void (*fn)(unsigned long, void *);
+	void *ctx;
+};
+
+static void num_one(const char *name, void *ctx)
+{
+	struct num_walk *w = ctx;
+	char *e;
+	unsigned long v = xtou(name, &e, 10);
+
+	if (*name >= '0' && *name <= '9' && !*e)
+		w->fn(v, w->ctx);
+}
+
 static void each_num(const char *dir, void (*fn)(unsigned long, void *), void *ctx)
 {
-	char b[4096];
-	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	long n, i;
+	struct num_walk w = { fn, ctx };
 
-	if (fd < 0)
-		return;
-	while ((n = syscall(SYS_getdents64, fd, b, sizeof(b))) > 0) {
-		for (i = 0; i < n; i += *(u16 *)(b + i + 16)) {
-			char *name = b + i + 19, *e;
-			unsigned long v = xtou(name, &e, 10);
-
-			if (*name >= '0' && *name <= '9' && !*e)
-				fn(v, ctx);
-		}
-	}
-	close(fd);
+	dir_each(dir, num_one, &w);
 }
 
 static int only_new;
