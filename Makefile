@@ -22,7 +22,13 @@ LAYERS := lib ring frame sink cfg perfdata track dump tracer
 SRCS := $(LAYERS:=.c)
 HDRS := $(filter-out tracer.h,$(LAYERS:=.h)) config.h
 
-tracer: $(SRCS) $(HDRS)
+# .cc remembers the compiler and flags of the last build: another
+# CROSS_COMPILE (or CFLAGS) rebuilds, where the sources alone would say
+# "up to date" and keep the other arch.
+.cc: FORCE
+	@echo '$(CC) $(CFLAGS) $(LDFLAGS)' | cmp -s - $@ || echo '$(CC) $(CFLAGS) $(LDFLAGS)' >$@
+
+tracer: $(SRCS) $(HDRS) .cc
 	$(CC) $(CFLAGS) -o $@ $(SRCS) $(LDFLAGS)
 	@$(if $(NOSTRIP),:,$(call sstrip,$@))
 	@echo "tracer: $$(wc -c < $@) bytes ($(or $(CROSS_COMPILE),native))"
@@ -83,9 +89,9 @@ test:
 	bash test/run.sh
 
 clean:
-	rm -f tracer config.h test/ringtest test/work *.o
+	rm -f tracer config.h .cc test/ringtest test/work *.o
 
-.PHONY: defconfig allnoconfig allyesconfig menuconfig run test clean
+.PHONY: defconfig allnoconfig allyesconfig menuconfig run test clean FORCE
 
 # End to end in a QEMU guest with Debian's kernel: ARCH=x86_64|aarch64|armhf|s390x
 test-qemu:
@@ -98,3 +104,10 @@ bench:
 	bash bench/run.sh
 
 .PHONY: bench
+
+# libFuzzer targets with ASan+UBSan (glibc clang; installs it if missing):
+# each runs FUZZTIME seconds (600) after its corpus; a crash is saved into fuzz/corpus/TARGET/
+fuzz:
+	bash fuzz/run.sh $(or $(FUZZTIME),600) $(FUZZTARGETS)
+
+.PHONY: fuzz

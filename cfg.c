@@ -23,9 +23,9 @@ unsigned long cfg_buf = 128 << 10;
 char *cfg_out;
 u64 cfg_cpus[16];
 int cfg_stack, cfg_lean = 1, cfg_frame;
-long cfg_baud, cfg_dumps, cfg_procs = 128;
+long cfg_baud, cfg_dumps, cfg_procs = PROCS_DEFAULT;
 static int cfg_default, cfg_trip;	/* cfg_trip: the one being parsed, 1-based */
-static long cfg_count = 1, cfg_after, cfg_holdoff;
+static long cfg_count = 1, cfg_after, cfg_holdoff = 1000000;
 static const char *cfg_text;	/* being parsed: tokens get cut up */
 static char *cfg_orig;		/* a copy to quote tokens from */
 
@@ -77,7 +77,9 @@ static char *cfg_tok(const char *tok)
 
 	t[0] = '\'';
 	memcpy(t + 1, cfg_orig + pos, n);
-	p = t + n + 1;
+	for (p = t + 1; p < t + n + 1; p++)	/* no control bytes to the terminal */
+		if ((unsigned char)*p < 32 || *p == 127)
+			*p = '?';
 	memcpy(p, "' at ", 5);
 	utoa(p + 5, pos + 1);
 	return t;
@@ -186,6 +188,7 @@ static int tp_walk(const char *spat, const char *pat,
 struct tpproto {
 	const char *at;
 	char *filter;
+	int glob;
 };
 
 static void tp_add(const char *full, long id, void *ctx)
@@ -195,6 +198,7 @@ static void tp_add(const char *full, long id, void *ctx)
 
 	e->attr.type = TYPE_TRACEPOINT;
 	e->attr.config = id;
+	e->glob = t->glob;
 	e->attr.sample_type |= S_RAW;
 	e->filter = t->filter;
 }
@@ -227,7 +231,7 @@ static void cfg_event(char *tok, const char *at)
 	}
 	c = xstrchr(tok, ':');
 	if (c) {
-		struct tpproto t = { at, f };
+		struct tpproto t = { at, f, tok[span(tok, "*?", 0)] != 0 };
 		int found;
 
 		if (!CFG_TRACEPOINTS)
@@ -264,6 +268,21 @@ static void cfg_event(char *tok, const char *at)
 	/* Clocks and cycles default to a low rate, counted events to each. */
 	if (!mode && (e->attr.type == TYPE_HARDWARE || e->attr.config < 2))
 		mode = '@', v = DEFAULT_HZ;
+	/* No faster than the kernel lets anyone sample: a clock's period
+	 * in ns, too, or a small machine does nothing else. */
+	if (mode == '@' || (mode == '%' && e->attr.type == TYPE_SOFTWARE && e->attr.config < 2)) {
+		char b[24], why[96];
+		long r = readfile("/proc/sys/kernel/perf_event_max_sample_rate", b, sizeof(b) - 1);
+		u64 max;
+
+		b[r > 0 ? r : 0] = 0;
+		max = r > 0 && xtou(b, 0, 10) ? xtou(b, 0, 10) : 100000;
+		if (mode == '@' ? v > max : v < 1000000000 / max) {
+			fmt(why, sizeof(why), "faster than perf_event_max_sample_rate=%L allows (@%L, %c%L for clocks)",
+			    max, max, '%', 1000000000 / max);
+			bad(at, why);
+		}
+	}
 	if (mode == '@')
 		e->attr.flags |= ATTR_FREQ;
 	if (mode)
@@ -315,22 +334,20 @@ int sysfs_cpus(const char *path, u64 *set)
 	return cpulist(b, set);
 }
 
-/* "200ms", "2s", "500us" in microseconds; -1 on garbage. */
+/* "200ms", "2s", "500us" in microseconds, up to 1000 s (what a 32-bit
+ * long holds); -1 on garbage. */
 static long dur(const char *s)
 {
 	char *e;
-	unsigned long v;
+	u64 v, m;
 
 	if (*s < '0' || *s > '9')
 		return -1;
 	v = xtou(s, &e, 10);
-	if (!strcmp(e, "us"))
-		return v;
-	if (!strcmp(e, "ms"))
-		return v * 1000;
-	if (!strcmp(e, "s"))
-		return v * 1000000;
-	return -1;
+	m = !strcmp(e, "us") ? 1 : !strcmp(e, "ms") ? 1000 : !strcmp(e, "s") ? 1000000 : 0;
+	if (!m || e - s > 10 || v * m > 1000000000)
+		return -1;
+	return v * m;
 }
 
 /* trip=SPEC[,count=N][,after=T][,holdoff=T]; SPEC is a preset or an
@@ -362,9 +379,9 @@ static void cfg_tripwire(char *tok, char *v)
 		}
 		if (!opt)
 			bad(tok, "tripwire options are count=N, after=TIME, holdoff=TIME");
-		x = opt == &t->count ? (long)num(eq, 0) : dur(eq);
+		x = opt == &t->count ? (num(eq, 0) > 1000000000 ? -1 : (long)num(eq, 0)) : dur(eq);
 		if (x < 0 || (opt == &t->count && !x))
-			bad(tok, "count takes a number from 1; after and holdoff a time such as 200ms or 2s");
+			bad(tok, "count takes a number from 1; after and holdoff a time up to 1000s, such as 200ms or 2s");
 		*opt = x;
 		o = next;
 	}
@@ -444,21 +461,22 @@ static void cfg_parse(char *s)
 				if (!CFG_TRIPWIRE)
 					bad(tok, "tripwires are not built in (CONFIG_TRIPWIRE)");
 				if ((*g = dur(eq + 1)) < 0)
-					bad(tok, "a time such as 200ms or 2s");
+					bad(tok, "a time up to 1000s, such as 200ms or 2s");
 			} else if (!strcmp(tok, "count") || !strcmp(tok, "dumps")) {
 				long *g = tok[0] == 'c' ? &cfg_count : &cfg_dumps;
 
 				*eq = '=';
 				if (!CFG_TRIPWIRE && g == &cfg_count)
 					bad(tok, "tripwires are not built in (CONFIG_TRIPWIRE)");
-				if ((*g = num(eq + 1, 0)) <= 0)
-					bad(tok, "a number from 1");
+				if ((*g = num(eq + 1, 0)) <= 0 || *g > 1000000000)
+					bad(tok, "a number from 1 to 1000000000");
 			} else if (!strcmp(tok, "procs")) {
 				*eq = '=';
 				if (!CFG_TRACK)
 					bad(tok, "the tracking ring is not built in (CONFIG_TRACK)");
-				if ((cfg_procs = num(eq + 1, 0)) <= 0 && strcmp(eq + 1, "0"))
-					bad(tok, "a number of processes; procs=0 turns tracking off");
+				if (((cfg_procs = num(eq + 1, 0)) <= 0 && strcmp(eq + 1, "0")) ||
+				    cfg_procs > PROCS_MAX)
+					bad(tok, "a number of processes up to " S(PROCS_MAX) "; procs=0 turns tracking off");
 			} else if (!strcmp(tok, "frame")) {
 				*eq = '=';
 				if (!CFG_FRAME)
@@ -567,7 +585,7 @@ void cfg_list(void)
 	for (i = 0, n = 0; i < l.n; i += strlen(l.b + i) + 1)
 		v[n++] = l.b + i;
 	xsort(v, n, sizeof(*v), cmpstr);
-	out_begin(1, 0, 0, 0);
+	out_begin(1, 0, 0, 0, 0);
 	for (i = 0; i < n; i++) {
 		out_put(v[i], strlen(v[i]));
 		out_put("\t[tracepoint]\n", 14);
@@ -679,6 +697,14 @@ void cfg_load(char *config, char *out)
 		t->after = t->after < 0 ? cfg_after : t->after;
 		t->holdoff = t->holdoff < 0 ? cfg_holdoff : t->holdoff;
 	}
+	/* A tripwire on an event the rings record too: its hits are in
+	 * the dump already, so they are not kept a second time. */
+	for (i = 0; i < nev; i++)
+		for (c = 0; evs[i].trip && c < nev; c++)
+			if (!evs[c].trip && evs[c].attr.type == evs[i].attr.type &&
+			    evs[c].attr.config == evs[i].attr.config &&
+			    (!evs[c].filter || (evs[i].filter && !strcmp(evs[c].filter, evs[i].filter))))
+				evs[i].dup = 1;
 	for (i = 0; i < nev; i++) {
 		if (cfg_stack) {
 			evs[i].attr.sample_type |= S_CALLCHAIN;

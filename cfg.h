@@ -20,6 +20,8 @@ struct event {
 	char *tok;		/* "'its config token' at N", for errors */
 	int trip;		/* tripwire number, or 0 */
 	int comm_off;		/* a tripwire's "char comm[16]" field, or <= 0 */
+	int glob;		/* one of the tracepoints a glob matched */
+	int dup;		/* a tripwire whose hits the rings record anyway */
 };
 
 /* Tripwires: events that dump by themselves when they hit. Their options
@@ -28,6 +30,7 @@ struct trip {
 	char *what;		/* "segv", or the event as typed */
 	long count, after, holdoff;	/* after, holdoff in us */
 	unsigned hits, held;
+	u64 last;		/* when it last dumped */
 };
 
 extern struct event *evs;
@@ -39,7 +42,10 @@ extern struct trip trips[16];
 extern int ntrip;
 extern char *tracefs;		/* mount point, or 0 */
 
-/* The keys. */
+/* The keys. procs= is bounded so that the table and its copy fit a
+ * 32-bit board's address space (2 KiB each). */
+#define PROCS_MAX 32768
+#define PROCS_DEFAULT 1024
 extern unsigned long cfg_buf;
 extern char *cfg_out;
 extern u64 cfg_cpus[16];	/* bitmap; empty: all online */

@@ -28,11 +28,14 @@ static int regen;		/* a CPU came back: records carry new ids */
 
 /* ---- the lean layout (the default; the key full turns it off) ----
  * Every u64 the kernel writes per record costs time on the hot path.
- * So the kernel writes only IDENTIFIER, TID, TIME (+RAW) for
+ * So the kernel writes only IDENTIFIER, TID, TIME, PERIOD (+RAW) for
  * tracepoints, and no CPU for any event; the dump puts back what tracer
- * knows anyway: the CPU is the ring's and a tracepoint's period is 1.
+ * knows anyway: the CPU is the ring's.
  * A tracepoint's IP only tells the function it sits in, which its name
- * mostly does too; it is written as 0. The header
+ * mostly does too; it is written as 0. Its PERIOD stays: a tracepoint
+ * that carries a count (sched_stat_*, __perf_count()) is one sample of
+ * that period with it, and one sample per unit of the count without
+ * it (perf_swevent_event()), which floods the ring. The header
  * declares the full layout, so perf reads the expanded records like any
  * others.
  * When the rings hold tracepoints only, each a different one, the raw
@@ -87,21 +90,21 @@ static u64 lean_type(const struct event *e)
 {
 	u64 t = e->attr.sample_type & ~(u64)(lean_noid ? S_CPU | S_IDENTIFIER : S_CPU);
 
-	return e->attr.type == TYPE_TRACEPOINT ? t & ~(u64)(S_IP | S_PERIOD) : t;
+	return e->attr.type == TYPE_TRACEPOINT ? t & ~(u64)S_IP : t;
 }
 
 /* The event of a lean sample whose body is [a, end): by its IDENTIFIER,
- * or under lean_noid (TID TIME [CALLCHAIN] RAW) by the common_type its
+ * or under lean_noid (TID TIME PERIOD [CALLCHAIN] RAW) by the common_type its
  * raw data starts with; 0 if it names none. */
 static struct event *lean_ev(const u64 *a, const u64 *end)
 {
 	u16 type;
 
 	if (!lean_noid)
-		return ev_by_id(a[0]);
-	a += 2;
-	if (cfg_stack)
-		a += 1 + (a < end ? *a : 0);
+		return a < end ? ev_by_id(a[0]) : 0;
+	a += 3;
+	if (cfg_stack && (a >= end || *a >= (u64)(end - a) || (a += 1 + *a) >= end))
+		return 0;
 	if (a >= end)
 		return 0;
 	memcpy(&type, (const unsigned char *)a + 4, 2);	/* after RAW's u32 size */
@@ -114,6 +117,40 @@ static struct event *lean_ev(const u64 *a, const u64 *end)
 static u64 lean_type_of(const struct event *e)
 {
 	return lean_type(e ? e : evs + noid_first);
+}
+
+/* Whether a record copied from a ring holds what its layout says. A
+ * writer that got past the pause may finish a record after the copy,
+ * and the oldest record of a wrapped ring can be torn: its size is
+ * plausible (ring_walk checked it), its contents need not be. So a
+ * sample must name one of our events and hold its fields, and its
+ * callchain and raw data must end inside it; anything else must hold
+ * the trailer. */
+static int rec_ok(const struct rec_hdr *h)
+{
+	const u64 *a = (const u64 *)(h + 1), *end = (const u64 *)((const char *)h + h->size);
+	const struct event *e;
+	u64 k, f;
+	u32 raw;
+
+	if (h->type != REC_SAMPLE)
+		return h->size >= 8 + (cfg_lean ? 24 - 8 * lean_noid : 32);
+	if (!(e = cfg_lean ? lean_ev(a, end) : a < end ? ev_by_id(a[0]) : 0))
+		return 0;
+	k = cfg_lean ? lean_type(e) : e->attr.sample_type;
+	/* a u64 each: IDENTIFIER IP TID TIME CPU PERIOD, as we ask for */
+	for (f = k & (S_IDENTIFIER | S_IP | S_TID | S_TIME | S_CPU | S_PERIOD); f; f &= f - 1)
+		a++;
+	if (a > end)
+		return 0;
+	if (k & S_CALLCHAIN && (a >= end || *a >= (u64)(end - a) || (a += 1 + *a) > end))
+		return 0;
+	if (!(k & S_RAW))
+		return 1;
+	if (a >= end)
+		return 0;
+	memcpy(&raw, a, 4);
+	return raw <= (u64)(end - a) * 8 - 4;
 }
 
 static u64 lean_time(const struct rec_hdr *h)
@@ -184,6 +221,8 @@ static void open_fail(struct event *e, int cpu)
 	char b[16];
 	long n;
 
+	if ((err == EACCES || err == EPERM) && !geteuid())
+		die(1, "%s: the kernel refuses it, even to root", e->name);
 	if (err == EACCES || err == EPERM) {
 		n = readfile("/proc/sys/kernel/perf_event_paranoid", b, sizeof(b) - 1);
 		b[n > 0 ? n - 1 : 0] = 0;
@@ -201,6 +240,17 @@ static void open_fail(struct event *e, int cpu)
 	}
 	errno = err;
 	die(1, "%s on cpu %d: perf_event_open:", e->name, cpu);
+}
+
+/* At start, on the first CPU: an event a glob matched that the kernel
+ * refuses goes from the table (tracefs lists some that nobody may open). */
+static int dropped;
+
+static void ev_drop(int i)
+{
+	memmove(evs + i, evs + i + 1, (nev - i - 1) * sizeof(*evs));
+	nev--;
+	dropped = 1;
 }
 
 /* Every event on cpu into ring ri. At start a failure is fatal. When a
@@ -224,6 +274,12 @@ static int open_cpu(int ri, int cpu)
 		if (cfg_lean && !e->trip)
 			a.sample_type = lean_type(e);
 		fd = ring_event_open(&a, cpu, -1);
+		if (fd < 0 && fatal && e->glob && !ri) {
+			/* one of many a glob matched: the others go on */
+			msg("%s: left out, the kernel refuses it: perf_event_open:", e->name);
+			ev_drop(i--);
+			continue;
+		}
 		if (fd < 0 && fatal)
 			open_fail(e, cpu);
 		if (fd < 0)
@@ -238,6 +294,12 @@ static int open_cpu(int ri, int cpu)
 		if (to->fd != fd && ring_attach(to, fd))
 			goto fail;
 		if (e->filter && ioctl(fd, IOC_SET_FILTER, e->filter)) {
+			if (fatal && e->glob && !ri) {
+				msg("%s: left out, the filter does not apply to it", e->name);
+				close(fd);
+				ev_drop(i--);
+				continue;
+			}
 			if (fatal)
 				die(2, "config: %s: the kernel rejects this filter", e->tok);
 			what = "its filter";
@@ -273,6 +335,26 @@ fail:
 
 static u64 late[16];	/* CPUs to record when they come online */
 
+/* Many events times many CPUs is many fds: as many as the hard limit
+ * allows, or a clear word now rather than unnamed samples later. prlimit,
+ * not setrlimit: musl's applies it to all threads, which we don't have,
+ * and that costs 2 KiB. */
+static void fds_check(int ncpu)
+{
+	struct rlimit rl;
+	/* an fd per event and CPU, a tracking ring per CPU, and a dozen
+	 * more: the signalfd, the sink, hotplug, /proc and tracefs */
+	u64 need = (u64)(nev + CFG_TRACK) * ncpu + 16;
+
+	if (syscall(SYS_prlimit64, 0, RLIMIT_NOFILE, 0, &rl))
+		return;
+	rl.rlim_cur = rl.rlim_max;
+	syscall(SYS_prlimit64, 0, RLIMIT_NOFILE, &rl, 0);
+	if (rl.rlim_cur < need)
+		die(1, "%d events on %d CPUs need %L file descriptors; ulimit -n allows %L",
+		    nev, ncpu, need, (u64)rl.rlim_cur);
+}
+
 static void open_all(void)
 {
 	u64 want[16], online[16], possible[16];
@@ -292,6 +374,7 @@ static void open_all(void)
 		nhdr += want[cpu / 64] >> cpu % 64 & 1;
 		nmax += (want[cpu / 64] | late[cpu / 64]) >> cpu % 64 & 1;
 	}
+	fds_check(nmax);
 	/* Room for every CPU that may come: its ring is opened then. */
 	rings = xmalloc(nmax * sizeof(*rings));
 	trings = xmalloc(nmax * sizeof(*trings));
@@ -309,6 +392,20 @@ static void open_all(void)
 	for (cpu = 0; cpu < 1024; cpu++)
 		if (want[cpu / 64] >> cpu % 64 & 1)
 			open_cpu(nring++, cpu);
+	if (!dropped)
+		return;
+	for (i = cpu = 0; i < nev; i++)
+		cpu += !evs[i].trip;
+	if (!cpu)
+		die(1, "the kernel refuses every event the config names");
+	if (lean_noid) {	/* the events moved: their tracepoint table too */
+		memset(tptab, 0, tpn * sizeof(*tptab));
+		for (i = nev; i-- > 0;)
+			if (!evs[i].trip) {
+				tptab[evs[i].attr.config - tplo] = i + 1;
+				noid_first = i;
+			}
+	}
 }
 
 /* ---- CPU hotplug ----
@@ -420,8 +517,8 @@ struct ix {
 	u32 off, seq;
 };
 
-static struct ix *ix;		/* the side-band run's index */
-static size_t ixmax;
+static struct ix *ix;		/* the side-band run's index: offsets from side_at */
+static size_t ixmax, side_at;
 static int stream_started, file_seq, rec_off;
 
 static unsigned char tbuf[1 << 16];	/* tripwire hits since the last dump */
@@ -459,8 +556,9 @@ static size_t side_sort(size_t at, size_t len)
 {
 	size_t off, n = 0;
 
+	side_at = at;
 	for (off = 0; off < len && n < ixmax; off += ((struct rec_hdr *)(cp + at + off))->size, n++) {
-		ix[n].off = at + off;
+		ix[n].off = off;
 		ix[n].t = rec_time((void *)(cp + at + off), 0);
 		ix[n].seq = n;
 	}
@@ -470,7 +568,17 @@ static size_t side_sort(size_t at, size_t len)
 
 static const struct rec_hdr *run_rec(const struct run *r)
 {
-	return (const void *)(r->ring < 0 ? cp + ((const struct ix *)r->p)->off : r->p);
+	return (const void *)(r->ring < 0 ? cp + side_at + ((const struct ix *)r->p)->off : r->p);
+}
+
+/* A run's head: past any record of a ring that does not hold what its
+ * layout says (see rec_ok), and its time. */
+static void run_head(struct run *r)
+{
+	while (r->ring >= 0 && r->p < r->end && !rec_ok((const void *)r->p))
+		r->p += ((const struct rec_hdr *)r->p)->size;
+	if (r->p < r->end)
+		r->t = rec_time(run_rec(r), cfg_lean && r->ring >= 0);
 }
 
 /* A record as the kernel wrote it (the full layout, or a tripwire's),
@@ -526,9 +634,10 @@ static size_t merge_out(struct run *rn, int k)
 				out_commit(lean_expand(h, r->ring, out_room(h->size + 32)));
 			}
 			nrec++;
-			if ((r->p += r->ring < 0 ? sizeof(struct ix) : h->size) >= r->end)
+			r->p += r->ring < 0 ? sizeof(struct ix) : h->size;
+			run_head(r);
+			if (r->p >= r->end)
 				break;
-			r->t = rec_time(run_rec(r), cfg_lean && r->ring >= 0);
 		} while (s < 0 || r->t < rn[s].t || (r->t == rn[s].t && m < s));
 	}
 }
@@ -546,7 +655,8 @@ static int open_dump_file(char *name)
 	}
 }
 
-void dump(const char *why)
+/* Returns 0, or -1 if the dump could not be written. */
+int dump(const char *why)
 {
 	u64 t0, t1, t2;
 	size_t tot = 0, nrec, i, side;
@@ -554,8 +664,8 @@ void dump(const char *why)
 	char name[4096];
 	/* Files and framed dumps each stand alone; a binary stream sends
 	 * only what is new since the last dump. */
-	int fd = sink_fd, err, standalone = sink_fd < 0 || cfg_frame;
-	int binfile = CFG_PERF_FILE && sink_fd < 0 && !cfg_frame;
+	int fd, err, standalone = !sink_stream || cfg_frame;
+	int binfile = CFG_PERF_FILE && !sink_stream && !cfg_frame;
 
 	if (CFG_TRACK)
 		track_read();	/* the table up to now; recording goes on */
@@ -571,7 +681,7 @@ void dump(const char *why)
 		tot += r->size;
 		rn[i + 1].end = cp + tot;
 		rn[i + 1].p = ring_walk(r->data, r->size, head,
-					(standalone ? 0 : r->prev) - head, cp + tot);
+					(standalone || !stream_started ? 0 : r->prev) - head, cp + tot);
 		rn[i + 1].ring = i;
 		if (!standalone)
 			r->prev = head;
@@ -583,6 +693,8 @@ void dump(const char *why)
 	t1 = now_us();
 	/* The process table and the tripwire hits (perf script shows what
 	 * tripped): one run, sorted. */
+	if (CFG_TRACK || CFG_PROC)
+		track_begin(standalone ? 0 : stream_started ? 2 : 1);
 	side = CFG_TRACK ? track_copy(cp + tot) : 0;
 	memcpy(cp + tot + side, tbuf, tn);
 	side += tn;
@@ -591,30 +703,36 @@ void dump(const char *why)
 	rn[0].end = (const void *)(ix + (CFG_TRACK || CFG_TRIPWIRE ? side_sort(tot, side) : 0));
 	rn[0].ring = -1;
 	for (i = 0; i <= (size_t)nring; i++)
-		if (rn[i].p < rn[i].end)
-			rn[i].t = rec_time(run_rec(rn + i), cfg_lean && rn[i].ring >= 0);
+		run_head(rn + i);
 
 	dumps++;
-	if (sink_fd < 0) {
+	if (!sink_stream) {
 		if ((fd = open_dump_file(name)) < 0) {
 			msg("dump %d (%s): %s:", dumps, why, name);
-			return;
+			return -1;
 		}
 		file_seq++;
+	} else if ((fd = sink_get()) < 0) {
+		msg("dump %d (%s): %s: %s", dumps, why, sink_name,
+		    errno == ENXIO ? "nobody reads it; recording goes on" : "can't open:");
+		stream_started = 0;
+		return -1;
 	} else {
 		fmt(name, sizeof(name), "%s", sink_name);
 	}
 	for (i = 1, tot = side; i <= (size_t)nring; i++)
 		tot += rn[i].end - rn[i].p;
-	out_begin(fd, tot + (64 << 10), dumps, cfg_frame);
+	out_begin(fd, tot + (64 << 10), dumps, cfg_frame, sink_stream ? 0 : name);
 	if (binfile)
 		pd_file_head();
 	else if (standalone || !stream_started)
 		pd_stream_head();
 	if (standalone || !stream_started)
 		pd_kernel_maps();
+	if (CFG_TRACK)
+		track_gone();
 	if (CFG_PROC)
-		track_proc(!standalone && stream_started);
+		track_proc();
 	if (hit_comm[0] && strcmp(hit_comm, "?"))
 		pd_comm(hit_id[0], hit_id[1], hit_comm);
 	hit_comm[0] = 0;
@@ -624,10 +742,10 @@ void dump(const char *why)
 	} else {
 		pd_stream_round();
 		err = out_end();
-		if (!err)
-			stream_started = 1;
+		/* A stream cut short (a fifo's reader left) begins again. */
+		stream_started = !err;
 	}
-	if (sink_fd < 0) {
+	if (!sink_stream) {
 		close(fd);
 		if (err)
 			unlink(name);	/* ours (O_EXCL), and useless half written */
@@ -636,6 +754,7 @@ void dump(const char *why)
 	if (err) {
 		errno = err;
 		msg("dump %d (%s): writing %s failed, recording goes on:", dumps, why, name);
+		return -1;
 	} else {
 		unsigned long used = 0, ev = 0, dr = 0;
 		char tab[80] = "";
@@ -655,43 +774,41 @@ void dump(const char *why)
 		msg("dump %d (%s): %L bytes, %L records, %d CPUs%s, paused %L us, wrote in %L us, to %s%s",
 		    dumps, why, out_pos, (u64)nrec, nring, off, t1 - t0, t2 - t1, name, tab);
 	}
+	return 0;
 }
 
 /* A tripwire's record, for the next dump (perf script shows what
  * tripped); what does not fit waits for none. */
 void dump_keep(const struct rec_hdr *h)
 {
-	if (tn + h->size <= sizeof(tbuf)) {
+	if (h->size >= 8 + 32 && tn + h->size <= sizeof(tbuf)) {
 		memcpy(tbuf + tn, h, h->size);
 		tn += h->size;
 	}
 }
 
-/* SIGUSR1: recording off, or back on; returns whether it is off now. */
-int dump_toggle(void)
+/* Recording off (SIGUSR1) or back on (SIGCONT); returns whether that
+ * changed anything. */
+int dump_toggle(int off)
 {
 	int i;
 
-	rec_off = !rec_off;
+	if (rec_off == off)
+		return 0;
+	rec_off = off;
 	for (i = 0; i < nring; i++)
 		if (ring_pause(rings + i, rec_off))
 			msg("cpu %d: PAUSE_OUTPUT:", rings[i].cpu);
-	return rec_off;
+	return 1;
 }
 
 /* Open everything, and allocate now all that a dump needs. */
 void dump_init(void)
 {
-	struct rlimit rl;
 	size_t n;
 
-	/* Many events times many CPUs is many fds. */
-	/* prlimit, not setrlimit: musl's applies it to all threads, which
-	 * we don't have, and that costs 2 KiB. */
-	if (!syscall(SYS_prlimit64, 0, RLIMIT_NOFILE, 0, &rl)) {
-		rl.rlim_cur = rl.rlim_max;
-		syscall(SYS_prlimit64, 0, RLIMIT_NOFILE, &rl, 0);
-	}
+	if (cfg_buf >= 64 << 20)
+		msg("setting up %L MiB rings per CPU and their copies: this takes a while", (u64)cfg_buf >> 20);
 	if (CFG_TRACEPOINTS && cfg_lean)
 		noid_init();
 	open_all();
@@ -699,8 +816,11 @@ void dump_init(void)
 	/* The rings' copies, then the side-band. The rings' part is faulted
 	 * in now, not while the rings are paused. */
 	n = sizeof(tbuf) + (CFG_TRACK ? track_max() : 0);
-	ixmax = n / 32;
+	ixmax = n / 40;		/* a side-band record is at least 40 bytes */
 	ix = xmalloc(ixmax * sizeof(*ix));
+	if (cfg_buf > ((size_t)-1 / 2 - n) / nmax)
+		die(2, "config: buf=%L on %d CPUs is more than this machine can address",
+		    (u64)cfg_buf, nmax);
 	cp = xmalloc(nmax * cfg_buf + n);
 	memset(cp, 0, nring * cfg_buf);
 }

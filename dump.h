@@ -12,9 +12,9 @@ extern u32 hit_id[2];		/* pid, tid of the last tripwire hit */
 extern char hit_comm[20];	/* its comm, read at the hit */
 
 void dump_init(void);
-void dump(const char *why);
+int dump(const char *why);	/* 0, or -1: not written */
 void dump_keep(const struct rec_hdr *h);
-int dump_toggle(void);
+int dump_toggle(int off);
 int dump_hotplug_fd(void);
 int dump_hotplug(int fd);
 

@@ -155,13 +155,15 @@ static int unb64(const char *s, size_t n, unsigned char *out)
 
 struct xdump {
 	unsigned char *b;
-	size_t n, cap;
-	u32 next;		/* the line number expected next */
+	size_t n, cap, last;	/* last: the size of the last line's bytes */
+	u64 next;		/* the line number expected next */
 	int dump, bad, done;
 };
 
 static void xput(struct xdump *d, const unsigned char *p, size_t n)
 {
+	if (!n)
+		return;
 	if (d->n + n > d->cap) {
 		d->cap = (d->n + n) * 2;
 		d->b = xrealloc(d->b, d->n, d->cap);
@@ -171,16 +173,21 @@ static void xput(struct xdump *d, const unsigned char *p, size_t n)
 }
 
 /* One "#T N DATA CRC" line of dump d, found at line ln of the capture. */
-/* "DATA CRC" of n chars: decode into raw; its length, or -1. */
+/* "DATA CRC" of n chars: decode into raw; its length, or -1. The CRC
+ * is exactly 8 hex digits; a console may put more after them on the
+ * same line (a kernel message). */
 static int xdata(const char *data, size_t n, unsigned char *raw)
 {
 	const char *sp = memchr(data, ' ', n);
+	char *e;
+	u32 crc;
 	int k;
 
 	if (!sp || sp - data > LINE * 4 / 3 || data + n - sp - 1 < 8 ||
-	    (k = unb64(data, sp - data, raw)) < 0 || crc32(0, raw, k) != xtou(sp + 1, 0, 16))
+	    (k = unb64(data, sp - data, raw)) < 0)
 		return -1;
-	return k;
+	crc = xtou(sp + 1, &e, 16);
+	return e == sp + 9 && crc32(0, raw, k) == crc ? k : -1;
 }
 
 /* The kernel prints to the console past the tty, so a message (which
@@ -202,6 +209,7 @@ static int xrepair(const char *data, const char *rest, unsigned char *raw)
 		if (k + r < sizeof(join)) {
 			memcpy(join, data, k);
 			memcpy(join + k, rest, r);
+			join[k + r] = 0;
 			if ((n = xdata(join, k + r, raw)) >= 0)
 				return n;
 		}
@@ -214,26 +222,34 @@ static int xrepair(const char *data, const char *rest, unsigned char *raw)
 static void xline(struct xdump *d, char *s, long ln, const char *rest)
 {
 	char *e, *data;
-	unsigned long seq = xtou(s, &e, 10);
+	u64 seq = xtou(s, &e, 10);
 	unsigned char raw[LINE + 3];
 	int n;
 
 	data = e + 1;
 	if (*e != ' ' || ((n = xdata(data, strlen(data), raw)) < 0 &&
 			  (n = xrepair(data, rest, raw)) < 0)) {
-		msg("dump %d: capture line %L is corrupt (frame line %L)", d->dump, (u64)ln, (u64)d->next);
+		msg("dump %d: capture line %L is corrupt (frame line %L)", d->dump, (u64)ln, d->next);
 		d->bad = 1;
 		d->next++;
+		d->last = 0;
 		return;
 	}
-	if (seq != d->next) {
-		msg("dump %d: frame lines %L to %L are missing (before capture line %L)",
-		    d->dump, (u64)d->next, (u64)seq - 1, (u64)ln);
-		d->bad = 1;
-		if (seq < d->next)
+	if (seq < d->next) {
+		/* The line before, again (a console that repeated it): harmless. */
+		if (seq + 1 == d->next && d->last == (size_t)n && (!n || !memcmp(d->b + d->n - n, raw, n)))
 			return;
+		msg("dump %d: frame line %L is out of order (capture line %L)", d->dump, seq, (u64)ln);
+		d->bad = 1;
+		return;
+	}
+	if (seq > d->next) {
+		msg("dump %d: frame lines %L to %L are missing (before capture line %L)",
+		    d->dump, d->next, seq - 1, (u64)ln);
+		d->bad = 1;
 	}
 	d->next = seq + 1;
+	d->last = n;
 	xput(d, raw, n);
 }
 
@@ -274,16 +290,18 @@ static int xwrite(const char *name, struct xdump *d)
 	return 0;
 }
 
-/* Read the capture, recover every framed dump, write the chosen one(s).
- * Exit 0 when what was asked for came out whole, else 1. */
+/* Read the capture, recover every framed dump, write the chosen one(s):
+ * -n's, or the last complete one. NUL bytes (line noise, a board's
+ * reset) end a line. Exit 0 when what was asked for came out whole,
+ * else 1. */
 int frame_extract(int sel, const char *out)
 {
-	static struct xdump d[256];
-	char *buf = 0, *line, *nl;
-	size_t n = 0, cap = 0;
+	struct xdump *d = 0;
+	char *buf = 0, *line, *nl, *end;
+	size_t n = 0, cap = 0, dcap = 0, i;
 	ssize_t r;
 	long ln = 0;
-	int nd = 0, i, rc = 0, cur = -1;
+	int nd = 0, rc = 0, cur = -1;
 
 	for (;;) {
 		if (n + 65536 > cap)
@@ -292,8 +310,11 @@ int frame_extract(int sel, const char *out)
 			break;
 		n += r;
 	}
+	for (i = 0; i < n; i++)
+		if (!buf[i])
+			buf[i] = '\n';
 	buf[n] = 0;
-	for (line = buf; *line; line = nl ? nl + 1 : line + strlen(line)) {
+	for (line = buf, end = buf + n; line < end; line = nl ? nl + 1 : end) {
 		char *m;
 
 		ln++;
@@ -307,9 +328,12 @@ int frame_extract(int sel, const char *out)
 				msg("dump %d: no end marker before capture line %L", d[cur].dump, (u64)ln);
 				d[cur].bad = 1;
 			}
-			if (nd == 256)
-				die(1, "more than 256 dumps in one capture");
+			if ((size_t)nd == dcap) {
+				d = xrealloc(d, dcap * sizeof(*d), (2 * dcap + 64) * sizeof(*d));
+				dcap = 2 * dcap + 64;
+			}
 			cur = nd++;
+			memset(d + cur, 0, sizeof(*d));
 			d[cur].dump = xtou(m + 14, 0, 10);
 		} else if (cur >= 0 && !d[cur].done && (m = xstrstr(line, "#T "))) {
 			xline(d + cur, m + 3, ln, nl ? nl + 1 : 0);
@@ -323,26 +347,29 @@ int frame_extract(int sel, const char *out)
 	}
 	if (!nd)
 		die(1, "no framed dump in the input");
-	for (i = 0; i < nd; i++)
+	for (i = 0; i < (size_t)nd; i++)
 		msg("dump %d: %L bytes, %s", d[i].dump, (u64)d[i].n, d[i].bad ? "DAMAGED" : "ok");
 	if (out) {
 		char name[4096];
 
-		for (i = 0; i < nd; i++) {
-			if (strlen(out) > 4000)
-				die(2, "%s: path too long", out);
-			fmt(name, sizeof(name), i ? "%s.%u" : "%s", out, i);
+		if (strlen(out) > 4000)
+			die(2, "%s: path too long", out);
+		for (i = 0; i < (size_t)nd; i++) {
+			fmt(name, sizeof(name), i ? "%s.%u" : "%s", out, (unsigned)i);
 			rc |= xwrite(name, d + i) | d[i].bad;
 		}
 		return rc;
 	}
 	if (sel) {
-		for (i = 0; i < nd && d[i].dump != sel; i++)
+		for (i = nd; i-- > 0 && d[i].dump != sel;)
 			;
-		if (i == nd)
+		if (i == (size_t)-1)
 			die(1, "no dump %d in the input", sel);
 	} else {
-		i = nd - 1;
+		for (i = nd; i-- > 0 && d[i].bad;)
+			;
+		if (i == (size_t)-1)
+			die(1, "no complete dump in the input; -n N writes a damaged one");
 	}
 	return xwrite(0, d + i) | d[i].bad;
 }

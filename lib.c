@@ -3,6 +3,7 @@
  * the static binary stays small), sort, and file reading. */
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <string.h>
 #include <time.h>
@@ -157,6 +158,24 @@ _Noreturn void die(int code, const char *f, ...)
 	_exit(code);
 }
 
+/* "SIGHUP", or "signal 34". */
+const char *sig_name(int sig)
+{
+	static const char n[] = "HUP\0INT\0QUIT\0TERM\0ALRM\0";
+	static const unsigned char v[] = { SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGALRM };
+	static char b[24];
+	const char *p = n;
+	unsigned i;
+
+	for (i = 0; i < sizeof(v); i++, p += strlen(p) + 1)
+		if (v[i] == sig) {
+			fmt(b, sizeof(b), "SIG%s", p);
+			return b;
+		}
+	fmt(b, sizeof(b), "signal %d", sig);
+	return b;
+}
+
 /* ---- small stand-ins for libc, so the static binary stays small ---- */
 
 /* Memory is only taken at set-up (and by -x) and never given back, so
@@ -284,14 +303,29 @@ void xsort(void *base, size_t n, size_t sz, int (*cmp)(const void *, const void 
 	}
 }
 
-/* Globs in event names: '*' and '?'. */
+/* Globs in event names: '*' and '?'. Iterative, and on a mismatch it
+ * goes back only to the last '*' (one more character for it to take):
+ * O(|p| * |s|) at worst, where trying each '*' afresh is exponential. */
 int glob(const char *p, const char *s)
 {
-	if (*p == '*')
-		return glob(p + 1, s) || (*s && glob(p, s + 1));
-	if (!*p)
-		return !*s;
-	return *s && (*p == '?' || *p == *s) && glob(p + 1, s + 1);
+	const char *star = 0, *from = 0;
+
+	while (*s) {
+		if (*p == '*') {
+			star = ++p;
+			from = s;
+		} else if (*p == '?' || *p == *s) {
+			p++, s++;
+		} else if (star) {
+			p = star;
+			s = ++from;
+		} else {
+			return 0;
+		}
+	}
+	while (*p == '*')
+		p++;
+	return !*p;
 }
 
 /* Read a whole (proc, sys or tracefs) file: their st_size is 0. */
@@ -329,24 +363,27 @@ u64 now_us(void)
 }
 
 
-/* Numbers with an optional k/m/g suffix; 0 on garbage. */
+/* Numbers with an optional k/m/g suffix, up to 2^62; 0 on garbage and
+ * on more (nothing tracer counts comes near). */
 unsigned long long num(const char *s, int suffix)
 {
-	char *e;
-	unsigned long long v;
+	unsigned long long v = 0;
+	int sh = 0;
 
 	if (*s < '0' || *s > '9')
 		return 0;
-	v = xtou(s, &e, 10);
-	if (suffix && *e && !e[1]) {
-		const char *u = xstrchr("kKmMgG", *e);
+	for (; *s >= '0' && *s <= '9'; s++)
+		if ((v = v * 10 + (*s - '0')) > 1ULL << 62)
+			return 0;
+	if (suffix && *s && !s[1]) {
+		const char *u = xstrchr("kKmMgG", *s);
 
 		if (u) {
-			v <<= 10 * (1 + (u - "kKmMgG") / 2);
-			e++;
+			sh = 10 * (1 + (u - "kKmMgG") / 2);
+			s++;
 		}
 	}
-	return *e ? 0 : v;
+	return *s || v > 1ULL << (62 - sh) ? 0 : v << sh;
 }
 
 
@@ -382,8 +419,8 @@ int note_build_id(const unsigned char *p, long len, u8 *id)
 		off += 12;
 		if (nsz > 256 || dsz > 256)
 			break;
-		if (type == 3 && nsz == 4 && !memcmp(p + off, "GNU", 4) && dsz >= 20 &&
-		    off + 4 + 20 <= len) {
+		if (type == 3 && nsz == 4 && dsz >= 20 && off + 4 + 20 <= len &&
+		    !memcmp(p + off, "GNU", 4)) {
 			memcpy(id, p + off + 4, 20);
 			return 20;
 		}
@@ -407,4 +444,17 @@ unsigned fd_mode(int fd)
 		return m & S_IFMT;
 	}
 	return isatty(fd) ? S_IFCHR : lseek(fd, 0, SEEK_CUR) < 0 ? S_IFIFO : S_IFREG;
+}
+
+/* The same for a path (the last component not followed), or 0 if it
+ * can't tell. */
+unsigned path_mode(const char *path)
+{
+	u64 sx[32];
+	u16 m;
+
+	if (syscall(SYS_statx, AT_FDCWD, path, AT_SYMLINK_NOFOLLOW, 1 /* STATX_TYPE */, sx))
+		return 0;
+	memcpy(&m, (char *)sx + 28, 2);
+	return m & S_IFMT;
 }

@@ -21,6 +21,7 @@ _Noreturn void die(int code, const char *f, ...);
  * left it (a serial port's settings). */
 extern void (*die_hook)(void);
 char *utoa(char *p, u64 v);
+const char *sig_name(int sig);	/* "SIGHUP", or "signal 34" */
 
 /* Memory, taken at set-up and never given back. */
 void *xmalloc(size_t n);
@@ -44,5 +45,6 @@ void dir_each(const char *dir, void (*fn)(const char *, void *), void *ctx);
 int note_build_id(const unsigned char *p, long len, u8 *id);
 u64 now_us(void);
 unsigned fd_mode(int fd);	/* S_IFREG, S_IFCHR, ... */
+unsigned path_mode(const char *path);	/* or 0 */
 
 #endif

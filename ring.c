@@ -97,14 +97,18 @@ void ring_read(struct ring *r, void (*fn)(const struct rec_hdr *, void *), void 
 		const struct rec_hdr *h = (const void *)(r->data + at);
 		unsigned long len = h->size;
 
-		if (len < sizeof(*h) || len > head - tail)
+		if (len < sizeof(*h) || (len & 7) || len > head - tail || len > r->size)
 			break;
 		if (at + len > r->size) {
 			ring_copy(r->data, r->size, at, len, (void *)tmp);
 			h = (const void *)tmp;
 		}
+		/* fn may read this ring again (a dump drains it): from the
+		 * next record on, and then we go on from where it stopped */
+		r->prev = tail + len;
 		fn(h, ctx);
-		tail += len;
+		tail = r->prev;
+		head = ring_head(r);
 	}
 	r->prev = tail;
 	__atomic_store_n(ring_word(r, PG_DATA_TAIL), tail, __ATOMIC_RELEASE);

@@ -19,8 +19,11 @@
  * SIGINT/SIGTERM (on the signalfd) is seen at once, and so that a slow
  * link can report progress. A failing sink only fails this dump. */
 
-int sink_fd = -1;	/* a stream: stdout, a tty, a fifo; -1: files */
+int sink_fd = -1;	/* a stream's fd, or -1 */
+int sink_stream;	/* stdout, a tty, a fifo; 0: new files */
 const char *sink_name = "stdout";
+static int sink_fifo;	/* reopened for each new reader */
+static const char *opath;	/* this dump's file: removed if cut short */
 static char obuf[(1 << 16) + 64];	/* + what out_room may add to a record */
 static size_t on;
 static int ofd, oerr, ofinal, osfd = -1, oframe, odump;
@@ -47,7 +50,13 @@ void sink_write(const char *p, size_t n)
 		if (poll(pf, 1 + (ofinal && osfd >= 0), -1) < 0)
 			continue;
 		if (pf[1].revents) {
-			msg("second signal: exiting before the final dump is written");
+			u32 si[32] = { 0 };	/* struct signalfd_siginfo */
+
+			read(osfd, si, sizeof(si));
+			msg("%s: exiting before the final dump is written%s", sig_name(si[0]),
+			    opath ? "; its file is removed" : "");
+			if (opath)
+				unlink(opath);
 			sink_restore();
 			_exit(1);
 		}
@@ -80,10 +89,12 @@ static void out_flush(const char *p, size_t n)
 }
 
 /* Dump number dump begins on fd; hint: about how many bytes it will be,
- * for progress messages; frame: as text lines. */
-void out_begin(int fd, u64 hint, int dump, int frame)
+ * for progress messages; frame: as text lines; path: the new file it
+ * goes to (removed if a second signal cuts it short), or 0. */
+void out_begin(int fd, u64 hint, int dump, int frame, const char *path)
 {
 	ofd = fd;
+	opath = path;
 	on = oerr = 0;
 	/* A pipe, fifo, socket or tty (they can't seek) takes PIPE_BUF
 	 * without blocking; files and /dev/null take it all at once. */
@@ -136,7 +147,23 @@ int out_end(void)
 	if (CFG_FRAME && oframe)
 		frame_end();
 	oframe = 0;
+	opath = 0;
+	/* A fifo whose reader left: closed, so that the pipe and what it
+	 * still holds go, and opened again for the next reader. */
+	if (oerr && sink_fifo && sink_fd >= 0) {
+		close(sink_fd);
+		sink_fd = -1;
+	}
 	return oerr;
+}
+
+/* The stream's fd for a dump: a fifo is opened again if its reader
+ * left; -1 (errno ENXIO) while nobody reads it. */
+int sink_get(void)
+{
+	if (sink_fd < 0)
+		sink_fd = open(sink_name, O_WRONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	return sink_fd;
 }
 
 speed_t sink_baud(long b)
@@ -178,26 +205,34 @@ static void tty_raw(int fd, long speed)
 
 /* Where dumps go: out (-o), or stdout. Something that exists and is not a
  * regular file (a tty, a fifo, /dev/null) is a stream, opened once, and
- * sink_fd says so; otherwise each dump is a new file, and sink_fd is -1.
- * frame: dumps go as text lines; speed: a tty's, or 0. */
+ * sink_stream says so; otherwise each dump is a new file. Nothing here
+ * blocks: a tty without carrier, or a fifo nobody reads yet (then each
+ * dump tries again). frame: dumps go as text lines; speed: a tty's, or 0. */
 void sink_open(const char *out, int frame, long speed)
 {
-	if (out && (sink_fd = open(out, O_WRONLY | O_NOCTTY | O_CLOEXEC)) < 0 &&
-	    errno != ENOENT)
+	if (out && !*out)
+		die(2, "-o needs a path");
+	if (out && (sink_fd = open(out, O_WRONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)) < 0 &&
+	    errno != ENOENT && !(errno == ENXIO && path_mode(out) == S_IFIFO))
 		die(1, "-o %s:", out);
+	sink_fifo = out && path_mode(out) == S_IFIFO;
 	if (sink_fd >= 0 && S_ISREG(fd_mode(sink_fd))) {
 		close(sink_fd);
 		sink_fd = -1;
 	}
-	if (sink_fd >= 0) {
+	if (sink_fd >= 0 || sink_fifo) {
+		sink_stream = 1;
 		sink_name = out;
-		if (isatty(sink_fd)) {
+		if (sink_fd < 0)
+			msg("-o %s: nobody reads this fifo yet; each dump tries again", out);
+		else if (isatty(sink_fd)) {
 			if (!CFG_SERIAL)
 				die(2, "-o %s: serial output is not built in (CONFIG_SERIAL)", out);
 			tty_raw(sink_fd, speed);
 		}
 	} else if (!out) {
 		sink_fd = 1;
+		sink_stream = 1;
 		if (isatty(1) && !frame)
 			die(2, "stdout is a terminal: give -o FILE, pipe it (tracer | perf script -i -), or use frame=text");
 	} else {

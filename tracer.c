@@ -21,6 +21,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/signalfd.h>
+#include <sys/stat.h>
 #include "config.h"
 #include "frame.h"
 #include "sink.h"
@@ -29,20 +30,34 @@
 #include "track.h"
 #include "dump.h"
 
-/* A dump, and the exit once it is the last that dumps= asks for. */
-static void dump_now(const char *why)
+static void trip_rec(const struct rec_hdr *h, void *ctx);
+static int draining;
+
+/* A dump, and the exit once it is the last that dumps= asks for: 0 if
+ * that one was written, 1 if not. Returns dump()'s answer. The tripwire
+ * rings are read first: their hits belong in this dump, in time order,
+ * and count without dumping again. */
+static int dump_now(const char *why)
 {
-	dump(why);
+	int r, i;
+
+	draining = 1;
+	for (i = 0; ntrip && i < nring; i++)
+		ring_read(trings + i, trip_rec, 0);
+	draining = 0;
+	r = dump(why);
+
 	if (cfg_dumps && dumps >= cfg_dumps) {
 		msg("made dumps=%d, exiting", (int)cfg_dumps);
 		sink_restore();
-		exit(0);
+		exit(!!r);
 	}
+	return r;
 }
 
 /* ---- tripwires ---- */
 
-static u64 deadline, last_trip;	/* of the post-trigger dump, of the last trip */
+static u64 deadline;	/* of the post-trigger dump */
 static char reason[128];
 
 /* Where a tracepoint has a fixed "char comm[16]" field, or -1. */
@@ -96,14 +111,17 @@ static void trip_hit(struct trip *t, u32 pid)
 		return;
 	}
 	t->hits = 0;
-	if (deadline)
+	if (deadline || draining)
 		return;		/* a dump is on its way */
-	if (last_trip && now - last_trip < (u64)t->holdoff) {
-		msg("trip %s by pid %u (%s): within holdoff, not dumped (%u so far)",
-		    t->what, pid, comm, ++t->held);
+	if (t->last && now - t->last < (u64)t->holdoff) {
+		/* a storm: said at 1, 2, 4, 8, ... */
+		t->held++;
+		if (!(t->held & (t->held - 1)))
+			msg("trip %s by pid %u (%s): within holdoff, not dumped (%u so far)",
+			    t->what, pid, comm, t->held);
 		return;
 	}
-	last_trip = now;
+	t->last = now;
 	fmt(reason, sizeof(reason), "trip %s by pid %u (%s)", t->what, pid, comm);
 	if (t->after) {
 		msg("%s: dumping in %L ms", reason, (u64)t->after / 1000);
@@ -113,24 +131,44 @@ static void trip_hit(struct trip *t, u32 pid)
 	}
 }
 
-/* A record from a tripwire ring: keep it for the dump, count the hit. */
+/* A record from a tripwire ring: keep it for the dump, count the hit.
+ * Hits the kernel lost (a burst filled the ring) count too. */
 static void trip_rec(const struct rec_hdr *h, void *ctx)
 {
 	const u64 *a = (const void *)(h + 1);
 	struct event *e;
+	struct trip *t;
 	u32 id[2];
 
-	if (h->type != REC_SAMPLE)
+	if (h->type == REC_LOST && h->size >= 8 + 16 && a[1] && (e = ev_by_id(a[0])) && e->trip) {
+		t = trips + e->trip - 1;
+		msg("trip %s: %L hits lost in a burst, counted", t->what, a[1]);
+		t->hits = a[1] - 1 < (u64)(t->count - 1 - t->hits) ? t->hits + a[1] - 1 : (u64)t->count - 1;
+		memcpy(hit_comm, "?", 2);
+		trip_hit(t, 0);
 		return;
-	dump_keep(h);
+	}
+	if (h->type != REC_SAMPLE || h->size < 8 + 48)
+		return;
+	e = ev_by_id(a[0]);
+	if (!e || !e->dup)
+		dump_keep(h);
 	memcpy(id, a + 2, 8);		/* IDENTIFIER, IP, then {pid, tid} */
-	if ((e = ev_by_id(a[0])) && e->trip) {
+	if (e && e->trip) {
 		trip_who(h, e, id);
 		trip_hit(trips + e->trip - 1, id[0]);
 	}
 }
 
 /* ---- main ---- */
+
+/* The signals we read: USR2 dumps, USR1 and CONT turn recording off and
+ * on, and every other one that would end us by default dumps and exits.
+ * (SIGQUIT, SIGXCPU and SIGSYS would also dump core: here they dump.) */
+static const unsigned char endsig[] = {
+	SIGUSR1, SIGUSR2, SIGCONT, SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGALRM,
+	SIGVTALRM, SIGPROF, SIGXCPU, SIGIO, SIGPWR,
+};
 
 /* What the loop sleeps on: the signalfd, CPU hotplug, the tripwire
  * rings (from 2 to *nt), the tracking rings (to the count returned).
@@ -159,8 +197,8 @@ static int loop(int sfd)
 	struct pollfd *p = xmalloc((2 + 2 * nmax) * sizeof(*p));
 	int i, nt, hfd = dump_hotplug_fd(), n = poll_fds(p, sfd, hfd, &nt);
 
-	msg("recording %d events on %d CPUs, %L KiB per CPU%s; SIGUSR2 dumps, SIGINT dumps and exits",
-	    nev, nring, (u64)cfg_buf >> 10, lean_noid ? " (tracepoints only: no ids)" : "");
+	msg("recording %d events on %d CPUs, %L KiB per CPU%s; pid %d: SIGUSR2 dumps, SIGINT dumps and exits",
+	    nev, nring, (u64)cfg_buf >> 10, lean_noid ? " (tracepoints only: no ids)" : "", (int)getpid());
 	for (;;) {
 		struct signalfd_siginfo si;
 		int timeout = -1;
@@ -170,6 +208,23 @@ static int loop(int sfd)
 			timeout = now >= deadline ? 0 : (deadline - now + 999) / 1000;
 		if (poll(p, n, timeout) < 0)
 			continue;
+		/* Signals first: a tripwire storm must not keep them waiting. */
+		if (p[0].revents & POLLIN && read(sfd, &si, sizeof(si)) == sizeof(si)) {
+			if (si.ssi_signo == SIGUSR2) {
+				dump_now("signal");
+			} else if (si.ssi_signo == SIGUSR1 || si.ssi_signo == SIGCONT) {
+				/* Off and on, not a toggle: signals of one kind
+				 * that come together are read as one. */
+				if (dump_toggle(si.ssi_signo == SIGUSR1))
+					msg(si.ssi_signo == SIGUSR1 ? "recording off (SIGCONT turns it on)" : "recording on");
+			} else {
+				/* Every other signal that ends us: the final dump;
+				 * a second signal ends it at once. 1 if it failed. */
+				msg("%s: the final dump", sig_name(si.ssi_signo));
+				sink_final(sfd);
+				return dump_now("exit") ? 1 : 0;
+			}
+		}
 		if (deadline && now_us() >= deadline) {
 			deadline = 0;
 			dump_now(reason);
@@ -184,48 +239,35 @@ static int loop(int sfd)
 			}
 		if (CFG_HOTPLUG && p[1].revents && dump_hotplug(hfd))
 			n = poll_fds(p, sfd, hfd, &nt);
-		if (!(p[0].revents & POLLIN) || read(sfd, &si, sizeof(si)) != sizeof(si))
-			continue;
-		if (si.ssi_signo == SIGUSR2) {
-			dump_now("signal");
-		} else if (si.ssi_signo == SIGUSR1) {
-			msg(dump_toggle() ? "recording off (SIGUSR1 turns it on)" : "recording on");
-		} else {
-			/* Final dump; a second SIGINT/SIGTERM ends it at once. */
-			sink_final(sfd);
-			dump_now("exit");
-			return 0;
-		}
 	}
 }
 
+#define S_(n) #n
+#define S(n) S_(n)
 static _Noreturn void usage(int code)
 {
 	static const char head[] =
-"usage: tracer [-o FILE|DEVICE] [-f CONFIG_FILE] ['CONFIG']    record\n"
-"       tracer -x [-n N] [-o FILE] < CAPTURE   extract framed dumps\n"
-"       tracer -l | -h                         list events | this help\n";
+"usage: tracer [-o FILE|DEVICE|FIFO] [-f CONFIG_FILE | 'CONFIG']   record\n"
+"       tracer -x [-n N] [-o FILE] < CAPTURE    extract framed dumps\n"
+"       tracer -l | -h                          list events | this help\n";
 	static const char full[] =
-"Records system-wide perf events into one overwriting ring per CPU and\n"
-"sleeps. SIGUSR2 or a tripwire dumps them as perf.data; SIGUSR1 turns\n"
-"recording off/on; SIGINT/SIGTERM dumps and exits (0 ok, 1 failure, 2 usage).\n"
-"  -o FILE    each dump a new file FILE, FILE.1, ... (never overwritten); a\n"
-"             tty/fifo gets one stream (a tty in raw mode). Default: stdout\n"
-"CONFIG items, separated by spaces, newlines or ';':\n"
-"  SYS:NAME[/FILTER/]  tracepoint, NAME a glob (sched:*), FILTER in ftrace\n"
+"Records system-wide perf events into one overwriting ring per CPU, then\n"
+"sleeps. SIGUSR2 or a tripwire dumps them as perf.data. SIGUSR1: recording\n"
+"off, SIGCONT: on. Any other ending signal (INT TERM HUP ...) dumps and\n"
+"exits: 0 if that dump was written, 1 if not, 2 for a usage error.\n"
+"  -o FILE  dumps go to FILE, FILE.1, ... (never overwritten); a tty or\n"
+"           fifo gets one stream (a tty in raw mode). Default: stdout\n"
+"CONFIG: items separated by spaces, newlines or ';'\n"
+"  SYS:NAME[/FILTER/]  tracepoint; NAME a glob (sched:*); FILTER in ftrace\n"
 "                      syntax: signal:signal_generate/sig==11/\n"
-"  EVENT[@HZ|%N]       cpu-clock@99 page-faults%100 cycles ... (clocks: @99)\n"
-"  buf=SIZE            per-CPU ring, k/m suffix (128k)   cpus=LIST  0,2-3\n"
-"  stack               kernel callchains                 out=PATH   as -o\n"
+"  EVENT[@HZ|%N]       cpu-clock@99 page-faults%100 cycles ... (clocks @99)\n"
 "  trip=EVENT[/FILTER/][,count=N][,after=T][,holdoff=T]  dump when it hits;\n"
-"                      presets trip=segv trip=oom trip=oops trip=exit\n"
-"  count=N after=T holdoff=T  tripwire defaults (T: 500us 200ms 2s)\n"
-"  dumps=N             exit after N dumps\n"
-"  procs=N             processes the tracking table keeps (128; 0: off)\n"
-"  full                the kernel writes perf's full layout (default: lean,\n"
-"                      CPU and tracepoint IP/period are added at dump time)\n"
-"  frame=text          checksummed text lines for a shared console\n"
-"  baud=N              serial speed for -o /dev/ttyXXX\n"
+"    presets segv oom oops exit; count= after= holdoff= set defaults (1 0 1s)\n"
+"  buf=SIZE  per-CPU ring (128k)     cpus=LIST  0,2-3 (default: all online)\n"
+"  stack     kernel callchains       out=PATH   as -o\n"
+"  dumps=N   exit after N dumps      procs=N    processes kept (" S(PROCS_DEFAULT) "; 0: off)\n"
+"  full|lean the kernel's layout     frame=text checksummed text lines\n"
+"  baud=N    a tty's speed\n"
 "Default:\n  " DEFAULT_CONFIG " buf=128k\n";
 
 	write(code ? 2 : 1, head, sizeof(head) - 1);
@@ -233,9 +275,29 @@ static _Noreturn void usage(int code)
 		write(code ? 2 : 1, full, sizeof(full) - 1);
 	_exit(code);
 }
+/* -f FILE: the whole file, which must be a config: not a directory, no
+ * NUL byte, at most 64 KiB. */
+static char *cfg_file(const char *path)
+{
+	static char b[(1 << 16) + 2];
+	long n = readfile(path, b, sizeof(b) - 1), k;
+
+	if (n < 0)
+		die(2, "-f %s:", path);
+	if (path_mode(path) == S_IFDIR)
+		die(2, "-f %s: a directory, not a config file", path);
+	b[n > 0 ? n : 0] = 0;
+	if ((k = strlen(b)) < n)
+		die(2, "-f %s: a NUL byte at %d: not a config file", path, (int)k + 1);
+	if (n > 1 << 16)
+		die(2, "-f %s: more than 64 KiB", path);
+	if (!n)
+		die(2, "-f %s: empty", path);
+	return b;
+}
+
 int main(int argc, char **argv)
 {
-	static char cfgfile[1 << 16];
 	char *config = 0, *out = 0;
 	sigset_t set;
 	u64 possible[16];
@@ -255,19 +317,14 @@ int main(int argc, char **argv)
 				usage(2);
 			switch (c) {
 			case 'o':
-				out = arg;
+				if (!*(out = arg))
+					die(2, "-o needs a path");
 				break;
-			case 'f': {
-				long n = readfile(arg, cfgfile, sizeof(cfgfile) - 1);
-
-				if (n < 0)
-					die(2, "-f %s:", arg);
-				cfgfile[n] = 0;
-				config = cfgfile;
+			case 'f':
+				config = cfg_file(arg);
 				break;
-			}
 			case 'n':
-				if (!(sel = num(arg, 0)))
+				if (!(sel = num(arg, 0)) || sel < 0)
 					die(2, "-n %s: a dump number from 1", arg);
 				break;
 			case 'l':
@@ -290,12 +347,36 @@ int main(int argc, char **argv)
 		}
 	}
 	if (i < argc) {
-		if (config || i + 1 < argc || extract)
-			usage(2);
-		config = argv[i];
+		if (extract)
+			die(2, "-x reads a capture on stdin and takes no CONFIG");
+		if (config || i + 1 < argc)
+			die(2, "'%s': one CONFIG only (-f or an argument); quote it: tracer 'a b'",
+			    argv[config ? i : i + 1]);
+		/* A copy: parsing cuts it up, and ps shows argv. */
+		config = xstrdup(argv[i]);
 	}
 	if (extract)
 		return frame_extract(sel, out);
+
+	/* Signals arrive in one place, the signalfd, read in the loop;
+	 * from now on, before anything can take long or block. Every
+	 * signal that would end us takes the final dump. SIGPIPE and
+	 * SIGXFSZ are blocked, not ignored: writes fail with EPIPE or
+	 * EFBIG all the same, and sigaction is 1 KiB of libc. */
+	sigemptyset(&set);
+	sigaddset(&set, SIGPIPE);
+	sigaddset(&set, SIGXFSZ);
+	sigprocmask(SIG_BLOCK, &set, 0);
+	sigemptyset(&set);
+	for (i = 0; i < (int)sizeof(endsig); i++)
+		sigaddset(&set, endsig[i]);
+	for (i = SIGRTMIN; i <= SIGRTMAX; i++)
+		sigaddset(&set, i);
+	sigprocmask(SIG_BLOCK, &set, 0);
+	sfd = signalfd(-1, &set, SFD_CLOEXEC);
+	if (sfd < 0)
+		die(1, "signalfd:");
+
 	cfg_load(config, out);
 	/* Read now, not at a hit: where a tripwire's tracepoint has a comm. */
 	for (i = 0; i < nev; i++)
@@ -309,22 +390,6 @@ int main(int argc, char **argv)
 				ncpu = i + 1;
 	pd_tracing_build();
 	pd_features_build(argc, argv, ncpu, nring);
-
-	/* Signals arrive in one place: the signalfd, read in the loop. */
-	/* SIGPIPE is blocked, not ignored: writes get EPIPE all the same,
-	 * and sigaction is 1 KiB of libc. */
-	sigemptyset(&set);
-	sigaddset(&set, SIGPIPE);
-	sigprocmask(SIG_BLOCK, &set, 0);
-	sigemptyset(&set);
-	sigaddset(&set, SIGUSR1);
-	sigaddset(&set, SIGUSR2);
-	sigaddset(&set, SIGINT);
-	sigaddset(&set, SIGTERM);
-	sigprocmask(SIG_BLOCK, &set, 0);
-	sfd = signalfd(-1, &set, SFD_CLOEXEC);
-	if (sfd < 0)
-		die(1, "signalfd:");
 	i = loop(sfd);
 	sink_restore();
 	return i;

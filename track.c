@@ -24,13 +24,14 @@
 #include <fcntl.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include "config.h"
 #include "perfdata.h"
 #include "track.h"
 
 #define SLOT 2048		/* bytes of records per process */
-#define TRACK_RING (16 << 10)
+#define TRACK_RING (64 << 10)
 #define MISC_COMM_EXEC 0x2000
 
 struct slot {
@@ -47,11 +48,14 @@ static unsigned long evicted, dropped;
 
 /* ---- /proc, and build-ids ---- */
 
-/* Which tasks a stream has described already: tid -> hash of its comm,
- * and pid|1<<31 -> hash of its executable maps. A full table just
- * means describing again, which perf takes fine. */
-#define SEEN 8192
+/* What this dump, or this stream, has described already, from the table
+ * or from /proc: tid -> hash of its comm, and each executable map
+ * (pid, start) -> hash of its place and name. Nothing is described
+ * twice unless it changed. A full table just means describing again,
+ * which perf takes fine. */
+#define SEEN 16384
 static u32 seen_key[SEEN], seen_val[SEEN];
+static int smode;	/* 0: a standalone dump, 1: a stream's first, 2: its next */
 
 static int seen(u32 key, u32 val)
 {
@@ -74,11 +78,57 @@ static int seen(u32 key, u32 val)
 	return 0;
 }
 
-static u32 hash(const char *s, size_t n, u32 h)
+/* Whether key was described (by this dump, or this stream) at all, and
+ * how (*val). */
+static int seen_get(u32 key, u32 *val)
 {
+	u32 i = key * 2654435761U, n;
+
+	for (n = 0; n < SEEN; n++, i++) {
+		i &= SEEN - 1;
+		if (seen_key[i] == key + 1) {
+			*val = seen_val[i];
+			return 1;
+		}
+		if (!seen_key[i])
+			return 0;
+	}
+	return 0;
+}
+
+static u32 hash(const void *p, size_t n, u32 h)
+{
+	const u8 *s = p;
+
 	while (n--)
-		h = (h ^ (u8)*s++) * 16777619;
+		h = (h ^ *s++) * 16777619;
 	return h;
+}
+
+static int comm_seen(u32 tid, const char *comm)
+{
+	return seen(tid, hash(comm, strlen(comm), 2166136261U));
+}
+
+/* A map by what the table's records and /proc's lines both tell:
+ * pid, start, length, offset, name (not device and inode, which a
+ * table record may carry as a build-id). */
+static int map_seen(u32 pid, const void *slp, const char *name)
+{
+	u64 start;
+	u32 h = hash(slp, 24, hash(&pid, 4, 2166136261U));
+
+	memcpy(&start, slp, 8);
+	return seen((pid * 40503U ^ (u32)(start >> 12)) | 1U << 31, hash(name, strlen(name), h));
+}
+
+/* A dump begins: mode 0 stands alone, 1 begins a stream, 2 goes on
+ * with one (only what is new or changed since is sent). */
+void track_begin(int mode)
+{
+	smode = mode;
+	if (mode < 2)
+		memset(seen_key, 0, sizeof(seen_key));
 }
 
 /* Call fn for every numeric entry of a /proc directory. */
@@ -104,27 +154,79 @@ static void each_num(const char *dir, void (*fn)(unsigned long, void *), void *c
 	dir_each(dir, num_one, &w);
 }
 
-static int only_new;
-
-static void comm_one(unsigned long tid, void *ctx)
+/* A task's comm from /proc into comm[16]; its length, or <= 0. */
+static long task_comm(u32 pid, u32 tid, char *comm)
 {
 	char path[64], *p;
-	struct { u32 pid, tid; } c = { *(u32 *)ctx, tid };
-	char comm[32];
 	long n;
 
 	memcpy(path, "/proc/", 6);
-	p = utoa(path + 6, c.pid);
+	p = utoa(path + 6, pid);
 	memcpy(p, "/task/", 6);
 	p = utoa(p + 6, tid);
 	memcpy(p, "/comm", 6);
-	n = readfile(path, comm, sizeof(comm) - 1);
-	if (n <= 0)
-		return;
-	comm[n - (comm[n - 1] == '\n')] = 0;
-	if (only_new && seen(tid, hash(comm, n, 2166136261U)))
+	n = readfile(path, comm, 15);
+	if (n > 0)
+		comm[n - (comm[n - 1] == '\n')] = 0;
+	return n;
+}
+
+static void comm_one(unsigned long tid, void *ctx)
+{
+	struct { u32 pid, tid; } c = { *(u32 *)ctx, tid };
+	char comm[16];
+
+	if (task_comm(c.pid, tid, comm) <= 0 || comm_seen(tid, comm))
 		return;
 	pd_rec(REC_COMM, 0, &c, sizeof(c), "44", comm);
+}
+
+/* The tasks that were there when we started. One that exits before a
+ * dump is in neither the table (its COMM went by before we looked) nor
+ * /proc: the dump names it from here. */
+#define NPRE 4096
+static struct pre { u32 pid, tid; char comm[16]; } *pre;
+static size_t npre;
+
+static void pre_task(unsigned long tid, void *ctx)
+{
+	struct pre *e = pre + npre;
+
+	if (npre < NPRE && task_comm(*(u32 *)ctx, tid, e->comm) > 0) {
+		e->pid = *(u32 *)ctx;
+		e->tid = tid;
+		npre++;
+	}
+}
+
+static void pre_proc(unsigned long pid, void *ctx)
+{
+	char path[32];
+	u32 p = pid;
+
+	fmt(path, sizeof(path), "/proc/%u/task", p);
+	each_num(path, pre_task, &p);
+}
+
+/* For a dump, after the table and before /proc: a COMM for each task of
+ * the start that the table does not describe, and, where the table
+ * describes a later name (an exec, a rename), the name before it (not
+ * marked: the table's is the latest). /proc's, after, wins for a task
+ * that is still there under another name. */
+void track_gone(void)
+{
+	size_t i;
+	u32 v;
+
+	for (i = 0; i < npre; i++) {
+		const char *c = pre[i].comm;
+
+		if (!seen_get(pre[i].tid, &v))
+			comm_seen(pre[i].tid, c);
+		else if (smode == 2 || v == hash(c, strlen(c), 2166136261U))
+			continue;
+		pd_comm(pre[i].pid, pre[i].tid, c);
+	}
 }
 
 /* The GNU build-id note of an ELF file, from its program headers and
@@ -177,30 +279,41 @@ static int elf_build_id(int fd, u8 *id)
 }
 
 /* The build-id of the file a mapping shows (path, device, inode), or 0.
- * The path is opened without blocking and read only if it is still that
- * very inode: anyone may have put another build, or a FIFO, there since.
- * statx tells device and inode in one layout on every arch (stx_ino at
- * 32, stx_dev_major and _minor at 136 and 140); on a kernel before 4.11
- * there is none, and no build-id. Most maps are of the same few files,
- * so the last answers are kept by identity. */
+ * Anyone may have put another build, a FIFO or a device there since (a
+ * name such as "x (deleted)" is anybody's to create), and we run as
+ * root: so the path is first opened as a mere reference (O_PATH, which
+ * opens nothing and never blocks), not followed if it is a link, and
+ * read only if it is a regular file and still that very inode, through
+ * /proc/self/fd. statx has one layout on every arch (stx_mode at 28,
+ * stx_ino at 32, stx_dev_major and _minor at 136 and 140); on a kernel
+ * before 4.11 there is none, and no build-id. Most maps are of the same
+ * few files, so the last answers are kept by identity. */
 static int map_build_id(const char *path, u32 maj, u32 min, u64 ino, u8 *id)
 {
 	static struct { u64 ino; u32 maj, min; int n; u8 id[20]; } c[32];
 	u64 sx[32];	/* struct statx */
 	u32 dev[2];
-	int fd, k = (ino ^ maj ^ min << 8) & 31, same = 0;
+	u16 mode = 0;
+	char self[32];
+	int fd, rfd, k = (ino ^ maj ^ min << 8) & 31, same = 0;
 
 	if (!CFG_BUILDID || !ino)
 		return 0;
 	if (c[k].ino != ino || c[k].maj != maj || c[k].min != min) {
-		if ((fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)) < 0)
+		if ((fd = open(path, O_PATH | O_NOFOLLOW | O_CLOEXEC)) < 0)
 			return 0;
-		if (!syscall(SYS_statx, fd, "", AT_EMPTY_PATH, 0x100 /* STATX_INO */, sx)) {
+		if (!syscall(SYS_statx, fd, "", AT_EMPTY_PATH, 0x101 /* STATX_TYPE | STATX_INO */, sx)) {
+			memcpy(&mode, (char *)sx + 28, 2);
 			memcpy(dev, (char *)sx + 136, 8);
-			same = sx[4] == ino && dev[0] == maj && dev[1] == min;
+			same = (mode & S_IFMT) == S_IFREG && sx[4] == ino && dev[0] == maj && dev[1] == min;
 		}
-		if (same)
-			c[k].n = elf_build_id(fd, c[k].id);
+		fmt(self, sizeof(self), "/proc/self/fd/%d", fd);
+		if (same && (rfd = open(self, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)) >= 0) {
+			c[k].n = elf_build_id(rfd, c[k].id);
+			close(rfd);
+		} else {
+			same = 0;
+		}
 		close(fd);
 		if (!same)
 			return 0;
@@ -210,7 +323,9 @@ static int map_build_id(const char *path, u32 maj, u32 min, u64 ino, u8 *id)
 	return c[k].n;
 }
 
-static void maps_emit(u32 pid, char *b, int emit, u32 *h)
+/* An MMAP2 for each executable map of /proc/PID/maps in b that this
+ * dump or stream has not described yet. */
+static void maps_emit(u32 pid, char *b)
 {
 	char *p, *nl;
 
@@ -230,11 +345,7 @@ static void maps_emit(u32 pid, char *b, int emit, u32 *h)
 			path = xstrstr(p, "[vdso]");
 		q = xstrchr(p, ' ');
 		if (!path || !q || q[3] != 'x')
-			goto next;
-		if (!emit) {
-			*h = hash(p, nl - p, *h);
-			goto next;
-		}
+			continue;
 		m.start = xtou(p, &q, 16);
 		m.len = xtou(q + 1, &q, 16) - m.start;
 		m.prot = (q[1] == 'r') | (q[2] == 'w') << 1 | 4;
@@ -243,6 +354,8 @@ static void maps_emit(u32 pid, char *b, int emit, u32 *h)
 		m.maj = xtou(q + 1, &q, 16);
 		m.min = xtou(q + 1, &q, 16);
 		m.ino = xtou(q + 1, &q, 10);
+		if (map_seen(pid, &m.start, path))
+			continue;
 		/* With its build-id, perf refuses a host file that differs. */
 		if (*path == '/' && map_build_id(path, m.maj, m.min, m.ino, (u8 *)&m.maj + 4)) {
 			memset(&m.maj, 0, 4);
@@ -252,8 +365,6 @@ static void maps_emit(u32 pid, char *b, int emit, u32 *h)
 		} else {
 			pd_rec(REC_MMAP2, MISC_USER, &m, sizeof(m), "44888448844", path);
 		}
-next:
-		*nl = '\n';
 	}
 }
 
@@ -261,7 +372,7 @@ static void proc_one(unsigned long pid, void *ctx)
 {
 	static char b[1 << 17];
 	char path[64], *p;
-	u32 h = 2166136261U, tgid = pid;
+	u32 tgid = pid;
 	long n;
 
 	memcpy(path, "/proc/", 6);
@@ -273,16 +384,13 @@ static void proc_one(unsigned long pid, void *ctx)
 	if (n <= 0)
 		return;
 	b[n] = 0;
-	maps_emit(pid, b, 0, &h);
-	if (!only_new || !seen(pid | 1U << 31, h))
-		maps_emit(pid, b, 1, &h);
+	maps_emit(pid, b);
 }
 
-/* Describe every process from /proc. A stream describes only what it
- * has not described yet. */
-void track_proc(int new_only)
+/* Describe every process from /proc, but what this dump (or stream)
+ * described already. */
+void track_proc(void)
 {
-	only_new = new_only;
 	each_num("/proc", proc_one, 0);
 }
 
@@ -350,6 +458,7 @@ static void slot_copy(struct slot *to, const struct rec_hdr *h, u32 pid, u32 tid
 	memcpy(p + h->size - 32, &pid, 4);	/* the trailer's TID */
 	memcpy(p + h->size - 28, &tid, 4);
 	memcpy(p + h->size - 24, &t, 8);
+	memset(p + h->size - 8, 1, 1);		/* not sent yet */
 	slot_add(to, (void *)b);
 }
 
@@ -386,6 +495,7 @@ static void slot_proc_comm(struct slot *to, const u32 *f, u64 t)
 	memcpy(b + 1, (u32[2]){ f[0], f[2] }, 8);
 	b[4] = b[1];
 	b[5] = t;
+	b[7] = 1;		/* IDENTIFIER: not sent yet */
 	slot_add(to, h);
 }
 
@@ -432,8 +542,14 @@ static void fold(struct rec_hdr *h)
 	const u32 *f = (const u32 *)(h + 1);	/* pid, (p)pid/tid, ... */
 	struct slot *s, *p;
 	const struct rec_hdr *c;
-	unsigned off;
+	unsigned off, min = h->type == REC_MMAP2 ? 72 + 8 + 32 : h->type == REC_COMM ? 24 + 32 : 32 + 32;
+	const unsigned char *b = (const void *)h;
 
+	/* The kernel's records are whole, but trust no size: each must hold
+	 * its body and the trailer, and a name must end inside it. */
+	if (h->size < min || h->size > SLOT || h->size & 7 ||
+	    ((h->type == REC_MMAP2 || h->type == REC_COMM) && b[h->size - 33]))
+		return;
 	switch (h->type) {
 	case REC_MMAP2:
 		mmap_build_id(h);
@@ -456,7 +572,7 @@ static void fold(struct rec_hdr *h)
 		if (!s)
 			break;
 		fork_comm(p, s, f, rtime(h));
-		if (!p)
+		if (!p || p == s)	/* pid == ppid: a container's pid 0 */
 			break;
 		for (off = 0; off < p->used; off += c->size) {
 			c = (const void *)(p->b + off);
@@ -482,8 +598,9 @@ static struct bix {
 
 static void batch_add(const struct rec_hdr *h, void *ctx)
 {
-	if (nbatch + h->size > (size_t)ntr * trsize)
-		return;		/* cannot happen: the rings hold no more */
+	if (nbatch + h->size > (size_t)ntr * trsize || h->size < 40)
+		return;		/* cannot happen: the rings hold no more, and
+				   every record has a 32-byte trailer */
 	memcpy(batch + nbatch, h, h->size);
 	nbatch += h->size;
 }
@@ -504,6 +621,8 @@ void track_init(int n)
 
 	if (!cfg_procs)
 		return;
+	pre = xmalloc(NPRE * sizeof(*pre));
+	each_num("/proc", pre_proc, 0);
 	slots = xmalloc(cfg_procs * sizeof(*slots));
 	pool = xmalloc(cfg_procs * SLOT);
 	for (i = 0; i < cfg_procs; i++)
@@ -586,22 +705,33 @@ void track_read(void)
 
 /* The table's records, for a dump: copied to dst with the trailer's id
  * cleared (the dummy event is not among the dump's attrs; id 0 means the
- * first one). Returns the bytes; at most track_max(). */
+ * first one). A stream gets each record once: the table's copy of the
+ * id says whether it went out already (0). Returns the bytes; at most
+ * track_max(). */
 size_t track_copy(unsigned char *dst)
 {
 	size_t n = 0, off;
 	struct slot *s;
 
 	for (s = slots; s && s < slots + cfg_procs; s++) {
-		if (!s->inuse)
-			continue;
-		memcpy(dst + n, s->b, s->used);
-		for (off = 0; off < s->used; off += ((struct rec_hdr *)(dst + n + off))->size) {
-			struct rec_hdr *h = (void *)(dst + n + off);
+		for (off = 0; s->inuse && off < s->used; off += ((struct rec_hdr *)(s->b + off))->size) {
+			struct rec_hdr *h = (void *)(s->b + off);
+			unsigned char *id = s->b + off + h->size - 8;
+			const u32 *f = (const u32 *)(h + 1);
 
-			memset((unsigned char *)h + h->size - 8, 0, 8);
+			int dup = h->type == REC_COMM ? comm_seen(f[1], (const char *)(f + 2)) :
+				  map_seen(f[0], f + 2, (const char *)(f + 16));
+
+			if (smode == 2 && !memcmp(id, &(u64){ 0 }, 8))
+				continue;
+			if (smode)
+				memset(id, 0, 8);
+			if (dup)	/* described so already, from /proc */
+				continue;
+			memcpy(dst + n, h, h->size);
+			memset(dst + n + h->size - 8, 0, 8);
+			n += h->size;
 		}
-		n += s->used;
 	}
 	return n;
 }

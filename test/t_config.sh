@@ -4,7 +4,7 @@
 out=$("$TRACER" -h); rc=$?
 testing "-h exits 0" 0 $rc
 lines=$(printf '%s\n' "$out" | wc -l)
-[ "$lines" -le 30 ] && pass "-h fits one screen ($lines lines)" || fail "-h fits one screen" "$lines lines"
+[ "$lines" -le 24 ] && [ -z "$(printf "%s\n" "$out" | awk "length > 79")" ] && pass "-h fits a 24x80 terminal ($lines lines)" || fail "-h fits one screen" "$lines lines"
 
 "$TRACER" -l >"$T/list" 2>/dev/null
 check "-l lists sched:sched_switch" grep -q '^sched:sched_switch' "$T/list"
@@ -80,3 +80,17 @@ if command -v script >/dev/null; then
 else
 	skip "stdout a terminal: refused" "no script(1) to make a pty"
 fi
+
+# README and -h name every key the binary takes (its own list, from the
+# unknown-key error), and the README's example lines are the binary's
+keys=$("$TRACER" 'frob=1' 2>&1 | sed -n 's/.*unknown key (\(.*\))/\1/p')
+h=$("$TRACER" -h)
+miss=
+for k in $keys lean full stack; do
+	grep -q "^| \`$k\|^| \`[a-z]*\`, \`$k\|, \`$k" README.md || miss="$miss README:$k"
+	case "$h" in *"$k"*) ;; *) miss="$miss -h:$k" ;; esac
+done
+[ -n "$keys" ] && [ -z "$miss" ] && pass "README's table and -h name every key ($(echo $keys | wc -w) keys)" ||
+	fail "README's table and -h name every key" "keys '$keys', missing:$miss"
+e=$("$TRACER" 'sched:sched_switch  frob=1' 2>&1)
+grep -qF "    $e" README.md && pass "README's config error example is the binary's" || fail "README's config error example is the binary's" "$e"

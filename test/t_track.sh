@@ -130,3 +130,14 @@ if start_tracer "$T/fs" 'sched:sched_process_exec procs=64'; then
 	esac
 	stop_tracer >/dev/null
 fi
+
+# --- a process there before tracer that execs later: its samples before
+# the exec carry its old name, after it the new one ---
+E=ex$$x$RANDOM; E=${E:0:15}; cp "$T/work" "$T/$E"; rm -f "$T/px.data"
+bash -c "sleep 0.5; for i in \$(seq 300000); do :; done; exec $T/$E spin 300" & B=$!
+sleep 0.2
+if start_tracer "$T/px" -o "$T/px.data" 'sched:sched_switch cpu-clock@499'; then
+	wait $B; stop_tracer >/dev/null
+	s=$(perf script -i "$T/px.data" -F comm,pid 2>/dev/null | awk -v b=$B '$2 == b { print $1 }' | uniq | tr '\n' ' ')
+	testing "an older process that execs: its old name before, the new one after" "bash $E " "$s"
+fi

@@ -147,19 +147,19 @@ testing "trip=segv,count=0 exits 2" 2 $rc
 err=$("$TRACER" 'trip=segv after=5' 2>&1 >/dev/null); rc=$?
 case "$rc:$err" in 2:*"'after=5' at 11"*) pass "after= needs a unit" ;; *) fail "after= needs a unit" "rc=$rc $err" ;; esac
 
-# --- 6. SIGUSR1 turns recording off, then on ---
+# --- 6. SIGUSR1 turns recording off, SIGCONT on again ---
 if start_tracer "$T/t9" 'sched:sched_process_exec'; then
 	kill -USR1 $TPID; wait_line "$T/t9" "recording off" >/dev/null
 	cp "$T/work" "$T/${C:0:12}off"; "$T/${C:0:12}off"
 	dump_wait "$T/t9" 1
-	kill -USR1 $TPID; wait_line "$T/t9" "recording on" >/dev/null
+	kill -CONT $TPID; wait_line "$T/t9" "recording on" >/dev/null
 	cp "$T/work" "$T/${C:0:12}on"; "$T/${C:0:12}on"
 	stop_tracer >/dev/null
 	perf script -i "$T/t9.out" >"$T/t9.txt" 2>/dev/null
 	! grep -q "filename=$T/${C:0:12}off " "$T/t9.txt" && pass "SIGUSR1 off: a workload's events are absent" ||
 		fail "SIGUSR1 off: a workload's events are absent"
-	grep -q "filename=$T/${C:0:12}on " "$T/t9.txt" && pass "SIGUSR1 on: events are recorded again" ||
-		fail "SIGUSR1 on: events are recorded again" "$(cat "$T/t9.err")"
+	grep -q "filename=$T/${C:0:12}on " "$T/t9.txt" && pass "SIGCONT on: events are recorded again" ||
+		fail "SIGCONT on: events are recorded again" "$(cat "$T/t9.err")"
 fi
 
 # --- 7. armed tripwires cost no wake-ups ---
