@@ -22,7 +22,7 @@ int ntrip;
 unsigned long cfg_buf = 128 << 10;
 char *cfg_out;
 u64 cfg_cpus[16];
-int cfg_stack, cfg_lean = 1, cfg_frame;
+int cfg_stack, cfg_lean = 1, cfg_frame, cfg_zstd;
 long cfg_baud, cfg_dumps, cfg_procs = PROCS_DEFAULT;
 static int cfg_default, cfg_trip;	/* cfg_trip: the one being parsed, 1-based */
 static long cfg_count = 1, cfg_after, cfg_holdoff = 1000000;
@@ -430,6 +430,10 @@ static void cfg_parse(char *s)
 			cfg_stack = 1;
 		} else if (!strcmp(tok, "lean") || !strcmp(tok, "full")) {
 			cfg_lean = tok[0] == 'l';
+		} else if (!strcmp(tok, "zstd")) {
+			if (!CFG_ZSTD)
+				bad(tok, "compression is not built in (CONFIG_ZSTD)");
+			cfg_zstd = 1;
 		} else if (eq && eq < tok + span(tok, ":/", 0)) {
 			*eq = 0;
 			if (!strcmp(tok, "buf")) {

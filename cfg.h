@@ -49,7 +49,7 @@ extern char *tracefs;		/* mount point, or 0 */
 extern unsigned long cfg_buf;
 extern char *cfg_out;
 extern u64 cfg_cpus[16];	/* bitmap; empty: all online */
-extern int cfg_stack, cfg_lean, cfg_frame;
+extern int cfg_stack, cfg_lean, cfg_frame, cfg_zstd;
 extern long cfg_baud, cfg_dumps, cfg_procs;
 
 /* The config (0: the default) into the table; -o out wins over out=. */

@@ -727,6 +727,8 @@ int dump(const char *why)
 		pd_file_head();
 	else if (standalone || !stream_started)
 		pd_stream_head();
+	/* From here on, records: compressed with the zstd key. */
+	out_zstd(cfg_zstd);
 	if (standalone || !stream_started)
 		pd_kernel_maps();
 	if (CFG_TRACK)
@@ -737,6 +739,7 @@ int dump(const char *why)
 		pd_comm(hit_id[0], hit_id[1], hit_comm);
 	hit_comm[0] = 0;
 	nrec = merge_out(rn, nring + 1);
+	out_zstd(0);
 	if (binfile) {
 		err = pd_file_end(fd);
 	} else {
@@ -771,8 +774,12 @@ int dump(const char *why)
 			noff += offline[i];
 		if (noff)
 			fmt(off, sizeof(off), " (%d offline)", noff);
-		msg("dump %d (%s): %L bytes, %L records, %d CPUs%s, paused %L us, wrote in %L us, to %s%s",
-		    dumps, why, out_pos, (u64)nrec, nring, off, t1 - t0, t2 - t1, name, tab);
+		char z[40] = "";
+
+		if (CFG_ZSTD && cfg_zstd)
+			fmt(z, sizeof(z), " (zstd, from %L)", out_raw_pos);
+		msg("dump %d (%s): %L bytes%s, %L records, %d CPUs%s, paused %L us, wrote in %L us, to %s%s",
+		    dumps, why, out_pos, z, (u64)nrec, nring, off, t1 - t0, t2 - t1, name, tab);
 	}
 	return 0;
 }

@@ -79,7 +79,7 @@ static void attr_out(const struct perf_attr *a, unsigned char *o)
 #define TRAILER 32
 
 enum { F_TRACING = 1, F_BUILD_ID, F_HOSTNAME, F_OSRELEASE, F_VERSION, F_ARCH,
-       F_NRCPUS, F_CPUDESC, F_CMDLINE = 11, F_EVENT_DESC };
+       F_NRCPUS, F_CPUDESC, F_CMDLINE = 11, F_EVENT_DESC, F_COMPRESSED = 27 };
 
 struct buf {
 	char *p;
@@ -369,6 +369,16 @@ void pd_features_build(int argc, char **argv, int ncpu_avail, int ncpu_online)
 			fput64(&feats, evs[i].ids[j]);
 	}
 	feat_end();
+	if (CFG_ZSTD && cfg_zstd) {
+		/* version, type (zstd), level, ratio (unknown), and the most
+		 * one record decompresses to (perf's buffer for it) */
+		static const u32 c[5] = { 1, 1, 1, 0, 1 << 16 };
+
+		feat_begin(F_COMPRESSED);
+		for (i = 0; i < 5; i++)
+			fput32(&feats, c[i]);
+		feat_end();
+	}
 	ktext = kernel_text();
 	if (CFG_BUILDID)
 		kernel_build_id();

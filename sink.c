@@ -12,6 +12,7 @@
 #include "config.h"
 #include "ring.h"
 #include "frame.h"
+#include "zstd.h"
 #include "sink.h"
 
 /* ---- output sink ----
@@ -25,7 +26,7 @@ const char *sink_name = "stdout";
 static int sink_fifo;	/* reopened for each new reader */
 static const char *opath;	/* this dump's file: removed if cut short */
 static char obuf[(1 << 16) + 64];	/* + what out_room may add to a record */
-static size_t on;
+static size_t olen;
 static int ofd, oerr, ofinal, osfd = -1, oframe, odump;
 static size_t ochunk;
 static u64 ot0, otick, owritten, ohint;
@@ -80,12 +81,50 @@ void sink_write(const char *p, size_t n)
 	}
 }
 
-static void out_flush(const char *p, size_t n)
+static void out_raw(const void *p, size_t n)
 {
 	if (CFG_FRAME && oframe)
 		frame_put(p, n);
 	else
 		sink_write(p, n);
+}
+
+/* ---- compression ----
+ * While on, what is put goes out as PERF_RECORD_COMPRESSED records, one
+ * zstd frame of at most ZSTD_MAX bytes each (perf's reader carries a
+ * record cut between two of them over, but wants one frame in each).
+ * The frame pads itself to 8 bytes, as perf's own records are aligned.
+ * out_pos counts what goes out; out_raw_pos what went in. */
+static int ozstd;
+u64 out_raw_pos;
+
+static void out_flush(const char *p, size_t n)
+{
+	static u8 z[8 + ZSTD_ROOM(ZSTD_MAX) + 16];
+
+	while (CFG_ZSTD && ozstd && n) {
+		size_t k = n < ZSTD_MAX ? n : ZSTD_MAX;
+		size_t m = 8 + zstd_frame((const u8 *)p, k, z + 8);
+		struct rec_hdr h = { REC_COMPRESSED, 0, m };
+
+		if (BE)
+			h = (struct rec_hdr){ __builtin_bswap32(h.type), 0, __builtin_bswap16(h.size) };
+		memcpy(z, &h, 8);
+		out_raw(z, m);
+		out_pos += m;
+		p += k, n -= k;
+	}
+	if (n)
+		out_raw(p, n);
+}
+
+/* Compress what is put from now on (on), or no more (off: what waits
+ * goes out first). */
+void out_zstd(int on)
+{
+	out_flush(obuf, olen);
+	olen = 0;
+	ozstd = CFG_ZSTD && on;
 }
 
 /* Dump number dump begins on fd; hint: about how many bytes it will be,
@@ -95,11 +134,11 @@ void out_begin(int fd, u64 hint, int dump, int frame, const char *path)
 {
 	ofd = fd;
 	opath = path;
-	on = oerr = 0;
+	olen = oerr = ozstd = 0;
 	/* A pipe, fifo, socket or tty (they can't seek) takes PIPE_BUF
 	 * without blocking; files and /dev/null take it all at once. */
 	ochunk = lseek(fd, 0, SEEK_CUR) < 0 ? 4096 : sizeof(obuf);
-	out_pos = owritten = 0;
+	out_pos = out_raw_pos = owritten = 0;
 	ot0 = otick = now_us();
 	ohint = hint;
 	odump = dump;
@@ -108,42 +147,44 @@ void out_begin(int fd, u64 hint, int dump, int frame, const char *path)
 		frame_begin(dump, sink_write);
 }
 
-void out_put(const void *p, size_t n)
-{
-	out_pos += n;
-	if (on + n > sizeof(obuf)) {
-		out_flush(obuf, on);
-		on = 0;
-		if (n >= sizeof(obuf)) {
-			out_flush(p, n);
-			return;
-		}
-	}
-	memcpy(obuf + on, p, n);
-	on += n;
-}
-
 /* Room for n bytes in the output buffer, to write in place; then
- * out_commit says how many were written. */
+ * out_commit says how many were written. A compressed frame takes at
+ * most ZSTD_MAX. */
 void *out_room(size_t n)
 {
-	if (on + n > sizeof(obuf)) {
-		out_flush(obuf, on);
-		on = 0;
+	if (olen + n > (ozstd ? ZSTD_MAX : sizeof(obuf))) {
+		out_flush(obuf, olen);
+		olen = 0;
 	}
-	return obuf + on;
+	return obuf + olen;
 }
 
 void out_commit(size_t n)
 {
-	on += n;
-	out_pos += n;
+	olen += n;
+	out_raw_pos += n;
+	if (!ozstd)
+		out_pos += n;
+}
+
+void out_put(const void *p, size_t n)
+{
+	if (n > sizeof(obuf) - 64) {
+		out_flush(obuf, olen);
+		olen = 0;
+		out_flush(p, n);
+		out_raw_pos += n;
+		if (!ozstd)
+			out_pos += n;
+		return;
+	}
+	memcpy(out_room(n), p, n);
+	out_commit(n);
 }
 
 int out_end(void)
 {
-	out_flush(obuf, on);
-	on = 0;
+	out_zstd(0);
 	if (CFG_FRAME && oframe)
 		frame_end();
 	oframe = 0;

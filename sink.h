@@ -23,6 +23,8 @@ void out_put(const void *p, size_t n);
 void *out_room(size_t n);
 void out_commit(size_t n);
 int out_end(void);		/* flush; 0 or the first errno */
+void out_zstd(int on);		/* compress what is put from now on, or no more */
+extern u64 out_raw_pos;		/* bytes put so far, before compression */
 void sink_write(const char *p, size_t n);	/* unbuffered, unframed */
 
 #endif

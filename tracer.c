@@ -29,6 +29,7 @@
 #include "perfdata.h"
 #include "track.h"
 #include "dump.h"
+#include "zstd.h"
 
 static void trip_rec(const struct rec_hdr *h, void *ctx);
 static int draining;
@@ -384,6 +385,8 @@ int main(int argc, char **argv)
 			evs[i].comm_off = tp_comm_off(evs[i].name);
 	sink_open(cfg_out, cfg_frame, cfg_baud);
 	dump_init();
+	if (CFG_ZSTD && cfg_zstd)
+		zstd_init();
 	if (!sysfs_cpus("/sys/devices/system/cpu/possible", possible))
 		for (i = 0; i < 1024; i++)
 			if (possible[i / 64] >> i % 64 & 1)

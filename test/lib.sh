@@ -61,6 +61,7 @@ need_tools() {
 	command -v socat >/dev/null || pkgs="$pkgs socat"
 	command -v picocom >/dev/null || pkgs="$pkgs picocom"
 	command -v python3 >/dev/null || pkgs="$pkgs python3"
+	command -v zstd >/dev/null || pkgs="$pkgs zstd"
 	[ -z "$pkgs" ] || DEBIAN_FRONTEND=noninteractive apt-get install -y -q $pkgs >/dev/null ||
 		die_setup "apt-get install$pkgs failed"
 	# the reader matrix of t_readers.sh; a reader that fails shows up

@@ -46,7 +46,7 @@ probe() {
 	case $1 in
 	TRACEPOINTS) echo "sched:sched_switch" ;; LIST) echo "-l" ;; CALLCHAIN) echo "cpu-clock stack" ;;
 	TRIPWIRE) echo "trip=segv" ;; SERIAL) echo "cpu-clock baud=9600" ;; FRAME) echo "cpu-clock frame=text" ;;
-	TRACK) echo "cpu-clock procs=5" ;;
+	TRACK) echo "cpu-clock procs=5" ;; ZSTD) echo "cpu-clock zstd" ;;
 	esac
 }
 for cfg in defconfig allnoconfig allyesconfig $(for s in $syms; do echo "no-$s"; done); do

@@ -248,6 +248,31 @@ if start_tracer "$T/m7" -o "$T/m7.data" "$EVS@49 buf=4m"; then
 fi
 stop_works
 
+# --- 7z. zstd: every compressed mode, as its uncompressed mode ---
+mode zst 6 'buf=4m zstd' "exec ${R}zst" "comm ${R}zst" "signal ${R}zst" "usym ${R}zst" ksym
+WL=
+rm -f "$T/m7z.data"*
+if start_tracer "$T/m7z" -o "$T/m7z.data" "$EVS@49 buf=4m zstd"; then
+	workload ${R}zfi; stop_tracer >/dev/null
+	f=$(facts host "$T/m7z.data" $WL)
+	expect zstd-file "$f" "exec ${R}zfi" "comm ${R}zfi" "signal ${R}zfi" "usym ${R}zfi" ksym
+	NEV=5 tools zstd-file "$T/m7z.data" "$f"
+	# perfparser, against perf record -z's own file of the same events
+	w=${R}zfi
+	[ -s "$T/own7z.data" ] || perf record -z -N -q -a -e "${EVS// /,}" -o "$T/own7z.data" -- "$T/$w" spin 300 sleep 20 signal sleep 20 >/dev/null 2>&1
+	[ -n "$PP" ] && judge "zstd-file: perfparser reads it, and names the workload" - c_perfparser "$T/m7z.data" "$T/own7z.data"
+fi
+stop_works
+WL=
+if start_tracer "$T/m5z" 'buf=2m frame=text zstd'; then
+	workload ${R}zfr; stop_tracer >/dev/null
+	"$TRACER" -x <"$T/m5z.out" >"$T/m5z.data" 2>"$T/m5z.x"
+	f=$(facts host "$T/m5z.data" $WL)
+	expect zstd-frame "$f" "exec ${R}zfr" "comm ${R}zfr" "signal ${R}zfr" "usym ${R}zfr" ksym
+	NEV=6 tools zstd-frame "$T/m5z.data" "$f"
+fi
+stop_works
+
 # --- 8. perf trace -i on a raw_syscalls dump, file and stream ---
 w=${R}sy
 cp "$T/work" "$T/$w"

@@ -1,0 +1,251 @@
+/* zstd.c - a small zstd encoder: one frame per call, one block, raw
+ * literals, and sequences from a greedy LZ77 match finder coded with the
+ * format's predefined FSE tables. No Huffman stage, no repeat offsets:
+ * what any zstd decoder reads (RFC 8878), in a few KiB of code.
+ *
+ * The bitstream of sequences is read backward by the decoder, so it is
+ * written from the last sequence to the first: the extra bits of each
+ * sequence (LL, ML, OF), the state updates between them (OF, ML, LL),
+ * and the initial states at the end (ML, OF, LL), then a 1 bit. The
+ * encoder picks a state by the decoder's table: for symbol s and the
+ * next state y, the state x of s whose range [base, base + 2^nb) holds
+ * y, and writes y - base in nb bits. */
+#include <string.h>
+#include "zstd.h"
+
+struct fse {
+	u8 sym, nb;
+	u16 base;
+};
+
+static struct fse ll_t[64], ml_t[64], of_t[32];
+
+/* The predefined distributions; -1 is "less than 1". */
+static const signed char ll_d[36] = {
+	4, 3, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 1, 1, 1, 2, 2, 2, 2, 2, 2, 2, 2,
+	2, 3, 2, 1, 1, 1, 1, 1, -1, -1, -1, -1 };
+static const signed char ml_d[53] = {
+	1, 4, 3, 2, 2, 2, 2, 2, 2, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, -1, -1,
+	-1, -1, -1, -1, -1 };
+static const signed char of_d[29] = {
+	1, 1, 1, 1, 1, 1, 2, 2, 2, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	-1, -1, -1, -1, -1 };
+
+/* Extra bits of the length codes past the direct ones (LL 16.., ML 32..) */
+static const u8 ll_x[20] = { 1, 1, 1, 1, 2, 2, 3, 3, 4, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16 };
+static const u8 ml_x[21] = { 1, 1, 1, 1, 2, 2, 3, 3, 4, 4, 5, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16 };
+
+static int hibit(u32 v)
+{
+	return 31 - __builtin_clz(v);
+}
+
+/* The decoder's table for a distribution, as the format builds it. */
+static void fse_build(struct fse *t, const signed char *d, int n, int log)
+{
+	u16 next[53];
+	int size = 1 << log, hi = size - 1, pos = 0, s, i;
+
+	for (s = 0; s < n; s++) {
+		next[s] = d[s] < 0 ? 1 : d[s];
+		if (d[s] < 0)
+			t[hi--].sym = s;
+	}
+	for (s = 0; s < n; s++)
+		for (i = 0; i < d[s]; i++) {
+			t[pos].sym = s;
+			do
+				pos = (pos + (size >> 1) + (size >> 3) + 3) & (size - 1);
+			while (pos > hi);
+		}
+	for (i = 0; i < size; i++) {
+		u32 x = next[t[i].sym]++;
+
+		t[i].nb = log - hibit(x);
+		t[i].base = (x << t[i].nb) - size;
+	}
+}
+
+void zstd_init(void)
+{
+	fse_build(ll_t, ll_d, 36, 6);
+	fse_build(ml_t, ml_d, 53, 6);
+	fse_build(of_t, of_d, 29, 5);
+}
+
+/* ---- the bitstream, little-endian, written forward ---- */
+static u8 *bp;
+static u64 bc;
+static int bn;
+
+static void bits(u32 v, int n)
+{
+	bc |= (u64)v << bn;
+	for (bn += n; bn >= 8; bn -= 8, bc >>= 8)
+		*bp++ = bc;
+}
+
+/* One FSE step: from state *st (the decoder's next) to one of sym's. */
+static void fse_put(const struct fse *t, int size, u32 *st, int sym, int first)
+{
+	int x;
+
+	for (x = 0; x < size; x++)
+		if (t[x].sym == sym && (first || (*st >= t[x].base && *st - t[x].base < 1U << t[x].nb)))
+			break;
+	if (!first)
+		bits(*st - t[x].base, t[x].nb);
+	*st = x;
+}
+
+/* A length's code and its extra bits: direct below first, then ranges. */
+static int code(u32 v, int first, const u8 *x, u32 *extra, int *nb)
+{
+	u32 base = first;
+	int c = first;
+
+	*extra = *nb = 0;
+	if (v < (u32)first)
+		return v;
+	while (v - base >= 1U << x[c - first])
+		base += 1U << x[c - first], c++;
+	*extra = v - base;
+	*nb = x[c - first];
+	return c;
+}
+
+/* ---- the match finder ---- */
+#define HLOG 12
+#define MINMATCH 4
+static u16 htab[1 << HLOG];
+static struct seq { u16 ll, ml, off; } seqs[ZSTD_MAX / MINMATCH + 1];
+
+static u32 rd32(const u8 *p)
+{
+	u32 v;
+
+	memcpy(&v, p, 4);
+	return v;
+}
+
+static u32 hash(const u8 *p)
+{
+	return rd32(p) * 2654435761U >> (32 - HLOG);
+}
+
+static void put24(u8 *p, u32 v)
+{
+	p[0] = v, p[1] = v >> 8, p[2] = v >> 16;
+}
+
+/* The frame header's descriptor for 0 to 7 bytes more than the least
+ * (4-byte content size, one segment): a window descriptor (not one
+ * segment), an 8-byte content size, a dictionary id of 0 (none) in 1, 2
+ * or 4 bytes. perf's reader wants one frame per record, and records are
+ * 8-byte aligned: so the frame pads itself. */
+static const u8 fhd[8] = { 0xa0, 0xa1, 0xa2, 0x82, 0xa3, 0x83, 0xe2, 0xc2 };
+
+/* src[0, n) (n <= ZSTD_MAX) as one zstd frame, a multiple of 8 bytes
+ * long, into dst, which has room for ZSTD_ROOM(n); returns its size. */
+size_t zstd_frame(const u8 *src, size_t n, u8 *dst)
+{
+	size_t i = 1, lit = 0, ns = 0, nl = 0, k;
+	u8 *o, *blk = dst + 24, h[24], *p = h + 5, d;
+	u32 st[3] = { 0 };
+
+	o = blk + 3;
+	memset(htab, 0, sizeof(htab));
+	/* Greedy: the last position with the same hash, if 4 bytes match,
+	 * stretched both ways. Position 0 stands for "none". */
+	while (n >= 8 && i < n - 8) {
+		u32 h = hash(src + i), c = htab[h];
+
+		htab[h] = i;
+		if (c && rd32(src + c) == rd32(src + i)) {
+			size_t m = MINMATCH;
+
+			while (i + m < n && src[c + m] == src[i + m] && m < 65535)
+				m++;
+			while (i > lit && c > 0 && src[c - 1] == src[i - 1] && m < 65535)
+				i--, c--, m++;
+			seqs[ns++] = (struct seq){ i - lit, m - 3, i - c + 3 };
+			nl += i - lit;
+			i += m;
+			lit = i;
+			if (i < n - 8)
+				htab[hash(src + i - 2)] = i - 2;
+		} else {
+			i++;
+		}
+	}
+	nl += n - lit;
+	/* Literals, raw, with a 3-byte header; then the sequences. */
+	o[0] = (nl & 15) << 4 | 0xc;
+	o[1] = nl >> 4;
+	o[2] = nl >> 12;
+	o += 3;
+	for (k = 0, i = 0; k < ns; k++) {
+		memcpy(o, src + i, seqs[k].ll);
+		o += seqs[k].ll;
+		i += seqs[k].ll + seqs[k].ml + 3;
+	}
+	memcpy(o, src + i, n - i);
+	o += n - i;
+	if (ns < 128) {
+		*o++ = ns;
+	} else if (ns < 0x7f00) {
+		*o++ = (ns >> 8) + 128;
+		*o++ = ns;
+	} else {
+		*o++ = 255;
+		*o++ = ns - 0x7f00;
+		*o++ = (ns - 0x7f00) >> 8;
+	}
+	if (ns) {
+		*o++ = 0;	/* predefined tables for LL, OF and ML */
+		bp = o, bc = 0, bn = 0;
+		for (k = ns; k-- > 0;) {
+			struct seq *s = seqs + k;
+			u32 lx, mx;
+			int lb, mb, lc = code(s->ll, 16, ll_x, &lx, &lb),
+			    mc = code(s->ml, 32, ml_x, &mx, &mb), oc = hibit(s->off);
+
+			fse_put(of_t, 32, st + 2, oc, k == ns - 1);
+			fse_put(ml_t, 64, st + 1, mc, k == ns - 1);
+			fse_put(ll_t, 64, st, lc, k == ns - 1);
+			bits(lx, lb);
+			bits(mx, mb);
+			bits(s->off - (1U << oc), oc);
+		}
+		bits(st[1], 6);
+		bits(st[2], 5);
+		bits(st[0], 6);
+		bits(1, 1);
+		if (bn)
+			*bp++ = bc;
+		o = bp;
+	}
+	k = o - blk - 3;
+	if (k >= n) {		/* no gain: the block raw */
+		memcpy(blk + 3, src, n);
+		k = n;
+		put24(blk, 1 | k << 3);
+	} else {
+		put24(blk, 1 | 2 << 1 | k << 3);
+	}
+	/* The header, now that the length is known: magic, descriptor,
+	 * [window: 64 KiB], [dictionary id 0], content size. */
+	d = fhd[-(9 + 3 + k) & 7];
+	memcpy(h, "\x28\xb5\x2f\xfd", 4);
+	h[4] = d;
+	if (!(d & 0x20))
+		*p++ = 6 << 3;
+	memset(p, 0, 12);
+	p += (d & 3) + (d & 3) / 3;	/* 0, 1, 2, 4 */
+	put24(p, n);
+	p += d >> 6 == 2 ? 4 : 8;
+	memmove(dst + (p - h), blk, 3 + k);
+	memcpy(dst, h, p - h);
+	return p - h + 3 + k;
+}
