@@ -20,9 +20,9 @@ char *tracefs;
 struct trip trips[16];
 int ntrip;
 unsigned long cfg_buf = 128 << 10;
-char *cfg_out;
+char *cfg_out, *cfg_listen;
 u64 cfg_cpus[16];
-int cfg_stack, cfg_lean = 1, cfg_frame, cfg_zstd;
+int cfg_stack, cfg_lean = 1, cfg_frame, cfg_zstd, cfg_trim;
 long cfg_baud, cfg_dumps, cfg_procs = PROCS_DEFAULT;
 static int cfg_default, cfg_trip;	/* cfg_trip: the one being parsed, 1-based */
 static long cfg_count = 1, cfg_after, cfg_holdoff = 1000000;
@@ -430,6 +430,8 @@ static void cfg_parse(char *s)
 			cfg_stack = 1;
 		} else if (!strcmp(tok, "lean") || !strcmp(tok, "full")) {
 			cfg_lean = tok[0] == 'l';
+		} else if (!strcmp(tok, "trim")) {
+			cfg_trim = 1;
 		} else if (!strcmp(tok, "zstd")) {
 			if (!CFG_ZSTD)
 				bad(tok, "compression is not built in (CONFIG_ZSTD)");
@@ -494,6 +496,17 @@ static void cfg_parse(char *s)
 					bad(tok, "serial output is not built in (CONFIG_SERIAL)");
 				if (!sink_baud(cfg_baud = num(eq + 1, 0)))
 					bad(tok, "not a speed termios knows (9600 ... 4000000)");
+			} else if (!strcmp(tok, "listen")) {
+				char *v = eq + 1, *c = xstrrchr(v, ':');
+				unsigned long long port = c ? num(c + 1, 0) : 0;
+
+				*eq = '=';
+				if (!CFG_LISTEN)
+					bad(tok, "pulled dumps are not built in (CONFIG_LISTEN)");
+				if (*v == '@' ? !v[1] || strlen(v) > 100 :
+				    !c || span(v, "0123456789.", 1) != (size_t)(c - v) || !port || port > 65535)
+					bad(tok, "listen=IPV4:PORT (127.0.0.1:9000, 0.0.0.0:9000) or listen=@NAME");
+				cfg_listen = v;
 			} else if (!strcmp(tok, "out")) {
 				*eq = '=';
 				if (!eq[1])
@@ -501,7 +514,7 @@ static void cfg_parse(char *s)
 				cfg_out = eq + 1;
 			} else {
 				*eq = '=';
-				bad(tok, "unknown key (buf= cpus= out= trip= after= holdoff= count= dumps= procs= frame= baud=)");
+				bad(tok, "unknown key (buf= cpus= out= trip= after= holdoff= count= dumps= procs= frame= baud= listen=)");
 			}
 		} else {
 			cfg_event(tok, tok);

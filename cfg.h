@@ -47,9 +47,9 @@ extern char *tracefs;		/* mount point, or 0 */
 #define PROCS_MAX 32768
 #define PROCS_DEFAULT 1024
 extern unsigned long cfg_buf;
-extern char *cfg_out;
+extern char *cfg_out, *cfg_listen;
 extern u64 cfg_cpus[16];	/* bitmap; empty: all online */
-extern int cfg_stack, cfg_lean, cfg_frame, cfg_zstd;
+extern int cfg_stack, cfg_lean, cfg_frame, cfg_zstd, cfg_trim;
 extern long cfg_baud, cfg_dumps, cfg_procs;
 
 /* The config (0: the default) into the table; -o out wins over out=. */

@@ -23,7 +23,8 @@ struct ring *rings, *trings;	/* backward per CPU; tripwires' forward */
 int *tfds;			/* tracking rings' fds, -1 if none */
 int dumps;
 static char *offline;		/* per ring: its CPU is offline */
-static unsigned char *cp;	/* copies of all rings, made while paused */
+static unsigned char *cp;	/* copies of all rings' records, in order */
+static unsigned char *scratch;	/* one ring's bytes as they lay, paused */
 static int regen;		/* a CPU came back: records carry new ids */
 
 /* ---- the lean layout (the default; the key full turns it off) ----
@@ -599,6 +600,17 @@ static const struct rec_hdr *id_fix(const struct rec_hdr *h, int ri)
 	return (const void *)b;
 }
 
+static u64 newest;	/* the newest ring record merge_out wrote */
+
+/* ns as "2.41 s" */
+static char *secs(char *b, u64 ns)
+{
+	u64 cs = ns / 10000000;
+
+	fmt(b, 24, "%L.%u%u s", cs / 100, (unsigned)(cs / 10 % 10), (unsigned)(cs % 10));
+	return b;
+}
+
 /* Write the runs out in time order: take the run with the oldest head,
  * and keep taking from it while it stays older than the runner-up. */
 static size_t merge_out(struct run *rn, int k)
@@ -634,6 +646,8 @@ static size_t merge_out(struct run *rn, int k)
 				out_commit(lean_expand(h, r->ring, out_room(h->size + 32)));
 			}
 			nrec++;
+			if (r->ring >= 0 && r->t > newest)
+				newest = r->t;
 			r->p += r->ring < 0 ? sizeof(struct ix) : h->size;
 			run_head(r);
 			if (r->p >= r->end)
@@ -655,42 +669,55 @@ static int open_dump_file(char *name)
 	}
 }
 
-/* Returns 0, or -1 if the dump could not be written. */
-int dump(const char *why)
+/* Returns 0, or -1 if the dump could not be written. pull: a connection
+ * that asked for a dump (listen=), which gets a standalone stream and
+ * gives way to a signal; or -1: the sink's. */
+int dump(const char *why, int pull)
 {
-	u64 t0, t1, t2;
+	u64 t0, t2, lim = 0, low = -1, blind = 0;
 	size_t tot = 0, nrec, i, side;
 	struct run rn[nring + 1];
+	int nwrap = 0, first = -1;
+	char cov[96], wrap[nring];
 	char name[4096];
 	/* Files and framed dumps each stand alone; a binary stream sends
 	 * only what is new since the last dump. */
-	int fd, err, standalone = !sink_stream || cfg_frame;
-	int binfile = CFG_PERF_FILE && !sink_stream && !cfg_frame;
+	int fd, err, standalone = !sink_stream || cfg_frame || pull >= 0;
+	int binfile = CFG_PERF_FILE && !sink_stream && !cfg_frame && pull < 0;
+	int frame = cfg_frame && pull < 0, cont = !standalone && stream_started;
 
 	if (CFG_TRACK)
 		track_read();	/* the table up to now; recording goes on */
-	/* The blind window: from the first pause to the last resume. */
+	/* The blind window, per CPU: its ring is paused only while its bytes
+	 * are copied as they lie; the walk reads that copy afterwards. So
+	 * each CPU is cut at its own moment, a copy's time after the one
+	 * before it. Recording that SIGUSR1 turned off stays off. */
 	t0 = now_us();
-	for (i = 0; i < (size_t)nring; i++)
-		if (ring_pause(rings + i, 1))
-			msg("cpu %d: PAUSE_OUTPUT: the copy may hold a torn record:", rings[i].cpu);
 	for (i = 0; i < (size_t)nring; i++) {
 		struct ring *r = rings + i;
-		unsigned long head = ring_head(r);
+		unsigned long head, avail;
+		u64 b = now_ns();
 
+		if (ring_pause(r, 1))
+			msg("cpu %d: PAUSE_OUTPUT: the copy may hold a torn record:", r->cpu);
+		head = ring_head(r);
+		avail = (standalone || !stream_started ? 0 : r->prev) - head;
+		ring_grab(r, head, avail, scratch);
+		if (!rec_off && ring_pause(r, 0))
+			msg("cpu %d: resuming the ring:", r->cpu);
+		b = now_ns() - b;
+		if (b > blind)
+			blind = b;
 		tot += r->size;
 		rn[i + 1].end = cp + tot;
-		rn[i + 1].p = ring_walk(r->data, r->size, head,
-					(standalone || !stream_started ? 0 : r->prev) - head, cp + tot);
+		rn[i + 1].p = ring_walk(scratch, r->size, head, avail, cp + tot);
+		/* wrapped: more was written than the ring holds (or than it
+		 * held since the stream's last dump) */
+		wrap[i] = avail > r->size;
 		rn[i + 1].ring = i;
 		if (!standalone)
 			r->prev = head;
 	}
-	/* Recording that SIGUSR1 turned off stays off. */
-	for (i = 0; i < (size_t)nring && !rec_off; i++)
-		if (ring_pause(rings + i, 0))
-			msg("cpu %d: resuming the ring:", rings[i].cpu);
-	t1 = now_us();
 	/* The process table and the tripwire hits (perf script shows what
 	 * tripped): one run, sorted. */
 	if (CFG_TRACK || CFG_PROC)
@@ -698,15 +725,37 @@ int dump(const char *why)
 	side = CFG_TRACK ? track_copy(cp + tot) : 0;
 	memcpy(cp + tot + side, tbuf, tn);
 	side += tn;
-	tn = 0;
+	if (pull < 0)
+		tn = 0;		/* the sink's next dump has them otherwise */
 	rn[0].p = (const void *)ix;
 	rn[0].end = (const void *)(ix + (CFG_TRACK || CFG_TRIPWIRE ? side_sort(tot, side) : 0));
 	rn[0].ring = -1;
 	for (i = 0; i <= (size_t)nring; i++)
 		run_head(rn + i);
+	/* What each ring covers: one that wrapped, from its oldest record;
+	 * one that did not, all since the start (or the stream's last dump). */
+	for (i = 0; i < (size_t)nring; i++)
+		if (wrap[i] && rn[i + 1].p < rn[i + 1].end) {
+			nwrap++;
+			if (rn[i + 1].t > lim)
+				lim = rn[i + 1].t, first = rings[i].cpu;
+			if (rn[i + 1].t < low)
+				low = rn[i + 1].t;
+		}
+	/* trim: every CPU from the same time, the latest oldest record of a
+	 * ring that wrapped; the side-band stays (what they need) */
+	for (i = 1; cfg_trim && nwrap && i <= (size_t)nring; i++)
+		while (rn[i].p < rn[i].end && rn[i].t < lim) {
+			rn[i].p += ((const struct rec_hdr *)rn[i].p)->size;
+			run_head(rn + i);
+		}
+	newest = 0;
 
 	dumps++;
-	if (!sink_stream) {
+	if (CFG_LISTEN && pull >= 0) {
+		fd = pull;
+		fmt(name, sizeof(name), "%s", why + 10);	/* "pulled by WHO" */
+	} else if (!sink_stream) {
 		if ((fd = open_dump_file(name)) < 0) {
 			msg("dump %d (%s): %s:", dumps, why, name);
 			return -1;
@@ -722,7 +771,8 @@ int dump(const char *why)
 	}
 	for (i = 1, tot = side; i <= (size_t)nring; i++)
 		tot += rn[i].end - rn[i].p;
-	out_begin(fd, tot + (64 << 10), dumps, cfg_frame, sink_stream ? 0 : name);
+	out_begin(fd, tot + (64 << 10), dumps, frame | (pull >= 0) * OUT_YIELD,
+		  sink_stream || pull >= 0 ? 0 : name);
 	if (binfile)
 		pd_file_head();
 	else if (standalone || !stream_started)
@@ -737,7 +787,8 @@ int dump(const char *why)
 		track_proc();
 	if (hit_comm[0] && strcmp(hit_comm, "?"))
 		pd_comm(hit_id[0], hit_id[1], hit_comm);
-	hit_comm[0] = 0;
+	if (pull < 0)
+		hit_comm[0] = 0;
 	nrec = merge_out(rn, nring + 1);
 	out_zstd(0);
 	if (binfile) {
@@ -746,9 +797,10 @@ int dump(const char *why)
 		pd_stream_round();
 		err = out_end();
 		/* A stream cut short (a fifo's reader left) begins again. */
-		stream_started = !err;
+		if (pull < 0)
+			stream_started = !err;
 	}
-	if (!sink_stream) {
+	if (!sink_stream && pull < 0) {
 		close(fd);
 		if (err)
 			unlink(name);	/* ours (O_EXCL), and useless half written */
@@ -756,7 +808,11 @@ int dump(const char *why)
 	t2 = now_us();
 	if (err) {
 		errno = err;
-		msg("dump %d (%s): writing %s failed, recording goes on:", dumps, why, name);
+		if (pull >= 0 && (err == EINTR || err == ETIMEDOUT))
+			msg("dump %d (%s): %s", dumps, why, err == EINTR ?
+			    "given up for a signal" : "given up: nothing read for 5 s");
+		else
+			msg("dump %d (%s): writing %s failed, recording goes on:", dumps, why, name);
 		return -1;
 	} else {
 		unsigned long used = 0, ev = 0, dr = 0;
@@ -767,19 +823,27 @@ int dump(const char *why)
 			fmt(tab, sizeof(tab), ", procs %L/%L (%L evicted, %L not kept)",
 			    (u64)used, (u64)cfg_procs, (u64)ev, (u64)dr);
 		}
-		char off[24] = "";
+		char off[24] = "", z[40] = "", a[24], b[24];
 		int noff = 0;
 
 		for (i = 0; CFG_HOTPLUG && i < (size_t)nring; i++)
 			noff += offline[i];
 		if (noff)
 			fmt(off, sizeof(off), " (%d offline)", noff);
-		char z[40] = "";
-
 		if (CFG_ZSTD && cfg_zstd)
 			fmt(z, sizeof(z), " (zstd, from %L)", out_raw_pos);
-		msg("dump %d (%s): %L bytes%s, %L records, %d CPUs%s, paused %L us, wrote in %L us, to %s%s",
-		    dumps, why, out_pos, z, (u64)nrec, nring, off, t1 - t0, t2 - t1, name, tab);
+		/* The time it covers: on every CPU, from the latest oldest
+		 * record of a ring that wrapped; on some, from the earliest. */
+		if (!nwrap)
+			fmt(cov, sizeof(cov), "all since %s", cont ? "the last dump" : "the start");
+		else if (cfg_trim)
+			fmt(cov, sizeof(cov), "%s on all CPUs (trimmed to it)", secs(a, newest - lim));
+		else
+			fmt(cov, sizeof(cov), "%s on all CPUs (cpu %d least), %s on some", secs(a, newest - lim), first,
+			    nwrap < nring ? (cont ? "all since the last dump" : "all since the start") : secs(b, newest - low));
+		msg("dump %d (%s): %L bytes%s, %L records, %d CPUs%s, paused %L.%u us, wrote in %L us, to %s, covers %s%s",
+		    dumps, why, out_pos, z, (u64)nrec, nring, off, blind / 1000, (unsigned)(blind / 100 % 10),
+		    t2 - t0, name, cov, tab);
 	}
 	return 0;
 }
@@ -825,9 +889,11 @@ void dump_init(void)
 	n = sizeof(tbuf) + (CFG_TRACK ? track_max() : 0);
 	ixmax = n / 40;		/* a side-band record is at least 40 bytes */
 	ix = xmalloc(ixmax * sizeof(*ix));
-	if (cfg_buf > ((size_t)-1 / 2 - n) / nmax)
+	if (cfg_buf > ((size_t)-1 / 2 - n) / (nmax + 1))
 		die(2, "config: buf=%L on %d CPUs is more than this machine can address",
 		    (u64)cfg_buf, nmax);
 	cp = xmalloc(nmax * cfg_buf + n);
 	memset(cp, 0, nring * cfg_buf);
+	scratch = xmalloc(cfg_buf);
+	memset(scratch, 0, cfg_buf);
 }

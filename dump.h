@@ -12,7 +12,7 @@ extern u32 hit_id[2];		/* pid, tid of the last tripwire hit */
 extern char hit_comm[20];	/* its comm, read at the hit */
 
 void dump_init(void);
-int dump(const char *why);	/* 0, or -1: not written */
+int dump(const char *why, int pull);	/* 0, or -1: not written */
 void dump_keep(const struct rec_hdr *h);
 int dump_toggle(int off);
 int dump_hotplug_fd(void);

@@ -342,7 +342,7 @@ long readfile(const char *path, char *buf, long max)
 	return n;
 }
 
-u64 now_us(void)
+u64 now_ns(void)
 {
 	/* The syscall, not libc's: its vDSO lookup is 1 KiB, and this is
 	 * called a few times per dump. A 32-bit ABI with 64-bit time has
@@ -354,12 +354,17 @@ u64 now_us(void)
 	struct { long long s, ns; } t64;
 
 	if (!syscall(SYS_clock_gettime64, CLOCK_MONOTONIC, &t64))
-		return t64.s * 1000000ULL + t64.ns / 1000;
+		return t64.s * 1000000000ULL + t64.ns;
 	syscall(SYS_clock_gettime32, CLOCK_MONOTONIC, &t);
 #else
 	syscall(SYS_clock_gettime, CLOCK_MONOTONIC, &t);
 #endif
-	return t.s * 1000000ULL + t.ns / 1000;
+	return t.s * 1000000000ULL + t.ns;
+}
+
+u64 now_us(void)
+{
+	return now_ns() / 1000;
 }
 
 

@@ -43,6 +43,7 @@ void xsort(void *base, size_t n, size_t sz, int (*cmp)(const void *, const void 
 long readfile(const char *path, char *buf, long max);
 void dir_each(const char *dir, void (*fn)(const char *, void *), void *ctx);
 int note_build_id(const unsigned char *p, long len, u8 *id);
+u64 now_ns(void);
 u64 now_us(void);
 unsigned fd_mode(int fd);	/* S_IFREG, S_IFCHR, ... */
 unsigned path_mode(const char *path);	/* or 0 */

@@ -114,6 +114,21 @@ void ring_read(struct ring *r, void (*fn)(const struct rec_hdr *, void *), void 
 	__atomic_store_n(ring_word(r, PG_DATA_TAIL), tail, __ATOMIC_RELEASE);
 }
 
+/* Copy len bytes of a ring from head on, as they lie, to the same
+ * offsets of dst (another ring's worth): at most two memcpys, for the
+ * moment the ring is paused. ring_walk then reads dst as the ring. */
+void ring_grab(const struct ring *r, unsigned long head, unsigned long len, unsigned char *dst)
+{
+	unsigned long at = head & (r->size - 1), first = r->size - at;
+
+	if (len > r->size)
+		len = r->size;
+	if (first > len)
+		first = len;
+	memcpy(dst + at, r->data + at, first);
+	memcpy(dst, r->data, len - first);
+}
+
 /* Copy the records of [head, head+avail) out of a backward ring of `size`
  * bytes so that they lie oldest first and end at `end`; returns where
  * they begin. The walk goes newest first and fills downward from end,

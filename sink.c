@@ -8,7 +8,11 @@
 #include <string.h>
 #include <unistd.h>
 #include <termios.h>
+#include <stddef.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
+#include <netinet/in.h>
 #include "config.h"
 #include "ring.h"
 #include "frame.h"
@@ -22,12 +26,13 @@
 
 int sink_fd = -1;	/* a stream's fd, or -1 */
 int sink_stream;	/* stdout, a tty, a fifo; 0: new files */
+int sink_tty;		/* the stream is a tty, opened to read requests too */
 const char *sink_name = "stdout";
 static int sink_fifo;	/* reopened for each new reader */
 static const char *opath;	/* this dump's file: removed if cut short */
 static char obuf[(1 << 16) + 64];	/* + what out_room may add to a record */
 static size_t olen;
-static int ofd, oerr, ofinal, osfd = -1, oframe, odump;
+static int ofd, oerr, ofinal, osfd = -1, oframe, oyield, odump;
 static size_t ochunk;
 static u64 ot0, otick, owritten, ohint;
 u64 out_pos;
@@ -48,8 +53,17 @@ void sink_write(const char *p, size_t n)
 		ssize_t w;
 		u64 t;
 
-		if (poll(pf, 1 + (ofinal && osfd >= 0), -1) < 0)
+		int r = poll(pf, 1 + ((ofinal || oyield) && osfd >= 0), oyield ? 5000 : -1);
+
+		if (r <= 0) {
+			if (!r)		/* a pulled dump nobody reads */
+				oerr = ETIMEDOUT;
 			continue;
+		}
+		if (pf[1].revents && oyield) {
+			oerr = EINTR;	/* a signal: read in the loop, not here */
+			break;
+		}
 		if (pf[1].revents) {
 			u32 si[32] = { 0 };	/* struct signalfd_siginfo */
 
@@ -128,10 +142,15 @@ void out_zstd(int on)
 }
 
 /* Dump number dump begins on fd; hint: about how many bytes it will be,
- * for progress messages; frame: as text lines; path: the new file it
- * goes to (removed if a second signal cuts it short), or 0. */
-void out_begin(int fd, u64 hint, int dump, int frame, const char *path)
+ * for progress messages; how: OUT_FRAME as text lines, OUT_YIELD gives
+ * up at a signal or after 5 s without progress (a pulled dump); path:
+ * the new file it goes to (removed if a second signal cuts it short),
+ * or 0. */
+void out_begin(int fd, u64 hint, int dump, int how, const char *path)
 {
+	int frame = how & OUT_FRAME;
+
+	oyield = how & OUT_YIELD;
 	ofd = fd;
 	opath = path;
 	olen = oerr = ozstd = 0;
@@ -267,8 +286,16 @@ void sink_open(const char *out, int frame, long speed)
 		if (sink_fd < 0)
 			msg("-o %s: nobody reads this fifo yet; each dump tries again", out);
 		else if (isatty(sink_fd)) {
+			int rw;
+
 			if (!CFG_SERIAL)
 				die(2, "-o %s: serial output is not built in (CONFIG_SERIAL)", out);
+			/* read too: the host may ask for a dump on the line */
+			if ((rw = open(out, O_RDWR | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)) >= 0) {
+				close(sink_fd);
+				sink_fd = rw;
+				sink_tty = 1;
+			}
 			tty_raw(sink_fd, speed);
 		}
 	} else if (!out) {
@@ -291,8 +318,120 @@ void sink_open(const char *out, int frame, long speed)
 	}
 }
 
-void sink_final(int sfd)
+/* The signalfd: a pulled dump gives way to a signal, and during the
+ * final dump a second one exits. */
+void sink_signals(int sfd)
+{
+	osfd = sfd;
+}
+
+void sink_final(void)
 {
 	ofinal = 1;
-	osfd = sfd;
+}
+
+/* ---- pulled dumps: listen=ADDR:PORT or listen=@NAME ----
+ * Each connection gets one standalone stream, then is closed; one at a
+ * time. An abstract unix socket is anybody's to connect to: only root
+ * and our own user are served. */
+int sink_listen(const char *spec)
+{
+	union { struct sockaddr sa; struct sockaddr_in in; struct sockaddr_un un; } a;
+	socklen_t len;
+	int fd, one = 1, i;
+
+	memset(&a, 0, sizeof(a));
+	if (*spec == '@') {
+		a.un.sun_family = AF_UNIX;
+		len = strlen(spec);	/* '@' stands for the leading NUL */
+		memcpy(a.un.sun_path + 1, spec + 1, len - 1);
+		len += offsetof(struct sockaddr_un, sun_path);
+	} else {		/* a.b.c.d:port, checked by cfg */
+		const char *p = spec;
+		u8 *ip = (u8 *)&a.in.sin_addr;
+
+		for (i = 0; i < 4; i++) {
+			char *e;
+			u64 v = xtou(p, &e, 10);
+
+			if (e == p || v > 255 || *e != (i < 3 ? '.' : ':'))
+				die(2, "config: listen=%s: not an IPv4 address and port", spec);
+			ip[i] = v;
+			p = e + 1;
+		}
+		a.in.sin_family = AF_INET;
+		a.in.sin_port = htons(xtou(p, 0, 10));
+		len = sizeof(a.in);
+	}
+	fd = socket(a.sa.sa_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		die(1, "listen=%s: socket:", spec);
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (bind(fd, &a.sa, len) || listen(fd, 4))
+		die(1, "listen=%s:", spec);
+	return fd;
+}
+
+/* A connection, who it is from in who[], or -1. */
+int sink_accept(int lfd, char *who, size_t n)
+{
+	union { struct sockaddr sa; struct sockaddr_in in; } a;
+	socklen_t len = sizeof(a);
+	int fd = accept4(lfd, &a.sa, &len, SOCK_NONBLOCK | SOCK_CLOEXEC);
+
+	if (fd < 0)
+		return -1;
+	if (a.sa.sa_family == AF_UNIX) {
+		u32 cr[3];	/* struct ucred: pid, uid, gid */
+		socklen_t cl = sizeof(cr);
+
+		if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, cr, &cl) || (cr[1] && cr[1] != geteuid())) {
+			msg("listen: pid %u of uid %u may not pull a dump: not root, not us", cr[0], cr[1]);
+			close(fd);
+			return -1;
+		}
+		fmt(who, n, "pid %u", cr[0]);
+	} else {
+		const u8 *ip = (const u8 *)&a.in.sin_addr;
+
+		fmt(who, n, "%u.%u.%u.%u:%u", ip[0], ip[1], ip[2], ip[3], ntohs(a.in.sin_port));
+	}
+	return fd;
+}
+
+/* A pulled dump is out: what the client sent is read, so that closing
+ * does not reset the connection before it has read the end. */
+void sink_hangup(int fd)
+{
+	char b[256];
+
+	shutdown(fd, SHUT_WR);
+	while (read(fd, b, sizeof(b)) > 0)
+		;
+	close(fd);
+}
+
+/* ---- requests on a serial line ----
+ * "DUMP" alone on a line (ended by CR or LF) asks for a dump; anything
+ * else, such as a Ctrl-C or line noise, is ignored. Returns 1 for a
+ * request, -1 once the line hung up (no more requests). */
+int sink_request(void)
+{
+	static char line[8];
+	static int n;
+	char b[64];
+	int i, k, req = 0;
+
+	while ((k = read(sink_fd, b, sizeof(b))) > 0 || (k < 0 && errno == EINTR))
+		for (i = 0; i < k; i++) {
+			if (b[i] == '\n' || b[i] == '\r') {
+				req |= n == 4 && !memcmp(line, "DUMP", 4);
+				n = 0;
+			} else if (n >= 0 && n < 5) {
+				line[n++] = b[i];
+			} else {
+				n = -1;		/* too long: not a request */
+			}
+		}
+	return req ? 1 : k < 0 && errno == EAGAIN ? 0 : -1;
 }

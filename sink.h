@@ -14,11 +14,21 @@ void sink_open(const char *out, int frame, long speed);
 int sink_get(void);		/* a stream's fd for a dump, or -1 */
 speed_t sink_baud(long b);	/* termios' speed for b, or 0 */
 void sink_restore(void);	/* a tty's settings as we found them */
-/* During the final dump: a signal on sfd (a second SIGINT) exits. */
-void sink_final(int sfd);
+/* The signalfd, once: a pulled dump gives way to a signal; during the
+ * final dump, a second signal (SIGINT) exits. */
+void sink_signals(int sfd);
+void sink_final(void);
+/* Pulled dumps (listen=), and requests on a tty sink ("DUMP\n"). */
+int sink_listen(const char *spec);
+int sink_accept(int lfd, char *who, size_t n);
+void sink_hangup(int fd);
+int sink_request(void);
+extern int sink_tty;		/* the stream is a tty: requests come on it */
 
 /* One dump: begin, put (or room then commit, to write in place), end. */
-void out_begin(int fd, u64 hint, int dump, int frame, const char *path);
+#define OUT_FRAME 1
+#define OUT_YIELD 2
+void out_begin(int fd, u64 hint, int dump, int how, const char *path);
 void out_put(const void *p, size_t n);
 void *out_room(size_t n);
 void out_commit(size_t n);

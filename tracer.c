@@ -32,13 +32,13 @@
 #include "zstd.h"
 
 static void trip_rec(const struct rec_hdr *h, void *ctx);
-static int draining;
+static int draining, lfd = -1;
 
 /* A dump, and the exit once it is the last that dumps= asks for: 0 if
  * that one was written, 1 if not. Returns dump()'s answer. The tripwire
  * rings are read first: their hits belong in this dump, in time order,
  * and count without dumping again. */
-static int dump_now(const char *why)
+static int dump_now(const char *why, int pull)
 {
 	int r, i;
 
@@ -46,7 +46,7 @@ static int dump_now(const char *why)
 	for (i = 0; ntrip && i < nring; i++)
 		ring_read(trings + i, trip_rec, 0);
 	draining = 0;
-	r = dump(why);
+	r = dump(why, pull);
 
 	if (cfg_dumps && dumps >= cfg_dumps) {
 		msg("made dumps=%d, exiting", (int)cfg_dumps);
@@ -128,7 +128,7 @@ static void trip_hit(struct trip *t, u32 pid)
 		msg("%s: dumping in %L ms", reason, (u64)t->after / 1000);
 		deadline = now + t->after;
 	} else {
-		dump_now(reason);
+		dump_now(reason, -1);
 	}
 }
 
@@ -171,15 +171,18 @@ static const unsigned char endsig[] = {
 	SIGVTALRM, SIGPROF, SIGXCPU, SIGIO, SIGPWR,
 };
 
-/* What the loop sleeps on: the signalfd, CPU hotplug, the tripwire
- * rings (from 2 to *nt), the tracking rings (to the count returned).
- * Again after a CPU came back, whose rings have new fds. */
+/* What the loop sleeps on: the signalfd, CPU hotplug, listen=, a tty
+ * sink's requests, the tripwire rings (from 4 to *nt), the tracking
+ * rings (to the count returned). Again after a CPU came back, whose
+ * rings have new fds. */
 static int poll_fds(struct pollfd *p, int sfd, int hfd, int *nt)
 {
-	int i, n = 2;
+	int i, n = 4;
 
 	p[0].fd = sfd;
 	p[1].fd = hfd;
+	p[2].fd = lfd;
+	p[3].fd = CFG_SERIAL && sink_tty ? sink_fd : -1;
 	for (i = 0; ntrip && i < nring; i++)
 		p[n++].fd = trings[i].fd;
 	*nt = n;
@@ -195,7 +198,7 @@ static int poll_fds(struct pollfd *p, int sfd, int hfd, int *nt)
  * pending. */
 static int loop(int sfd)
 {
-	struct pollfd *p = xmalloc((2 + 2 * nmax) * sizeof(*p));
+	struct pollfd *p = xmalloc((4 + 2 * nmax) * sizeof(*p));
 	int i, nt, hfd = dump_hotplug_fd(), n = poll_fds(p, sfd, hfd, &nt);
 
 	msg("recording %d events on %d CPUs, %L KiB per CPU%s; pid %d: SIGUSR2 dumps, SIGINT dumps and exits",
@@ -212,7 +215,7 @@ static int loop(int sfd)
 		/* Signals first: a tripwire storm must not keep them waiting. */
 		if (p[0].revents & POLLIN && read(sfd, &si, sizeof(si)) == sizeof(si)) {
 			if (si.ssi_signo == SIGUSR2) {
-				dump_now("signal");
+				dump_now("signal", -1);
 			} else if (si.ssi_signo == SIGUSR1 || si.ssi_signo == SIGCONT) {
 				/* Off and on, not a toggle: signals of one kind
 				 * that come together are read as one. */
@@ -222,17 +225,32 @@ static int loop(int sfd)
 				/* Every other signal that ends us: the final dump;
 				 * a second signal ends it at once. 1 if it failed. */
 				msg("%s: the final dump", sig_name(si.ssi_signo));
-				sink_final(sfd);
-				return dump_now("exit") ? 1 : 0;
+				sink_final();
+				return dump_now("exit", -1) ? 1 : 0;
 			}
 		}
 		if (deadline && now_us() >= deadline) {
 			deadline = 0;
-			dump_now(reason);
+			dump_now(reason, -1);
 		}
-		for (i = 2; i < nt; i++)
+		if (CFG_LISTEN && p[2].revents) {
+			char who[80] = "pulled by ";
+			int c = sink_accept(lfd, who + 10, sizeof(who) - 10);
+
+			if (c >= 0) {
+				dump_now(who, c);
+				sink_hangup(c);
+			}
+		}
+		if (CFG_SERIAL && p[3].revents && (i = sink_request())) {
+			if (i > 0)
+				dump_now("asked on the line", -1);
+			else
+				p[3].fd = -1;	/* hung up: no more requests */
+		}
+		for (i = 4; i < nt; i++)
 			if (p[i].revents)
-				ring_read(trings + i - 2, trip_rec, 0);
+				ring_read(trings + i - 4, trip_rec, 0);
 		for (i = nt; CFG_TRACK && i < n; i++)
 			if (p[i].revents) {
 				track_read();	/* all of them, in one batch */
@@ -384,6 +402,9 @@ int main(int argc, char **argv)
 		if (CFG_TRIPWIRE && evs[i].trip && evs[i].attr.type == TYPE_TRACEPOINT)
 			evs[i].comm_off = tp_comm_off(evs[i].name);
 	sink_open(cfg_out, cfg_frame, cfg_baud);
+	sink_signals(sfd);
+	if (CFG_LISTEN && cfg_listen)
+		lfd = sink_listen(cfg_listen);
 	dump_init();
 	if (CFG_ZSTD && cfg_zstd)
 		zstd_init();

@@ -1,0 +1,117 @@
+# Pulled dumps: listen=IP:PORT and listen=@NAME give each connection one
+# standalone dump (nc BOARD PORT > dump.data); "DUMP" on a line of a tty
+# sink asks for one on that line. Judged by host perf on what the client
+# received.
+
+PORT=$((20000 + $$ % 20000))
+w=pl$$; w=${w:0:12}
+# --- three nc pulls, three standalone dumps, each with what ran before it ---
+if start_tracer "$T/pl" -o "$T/pl.data" "sched:sched_process_exec signal:signal_generate cpu-clock listen=127.0.0.1:$PORT"; then
+	for i in 1 2 3; do
+		cp "$T/work" "$T/$w$i"; "$T/$w$i" spin 50 signal
+		nc -d 127.0.0.1 $PORT >"$T/pull$i.data" </dev/null
+		perf script -i "$T/pull$i.data" >"$T/pull$i.s" 2>"$T/pull$i.err"
+		h=$(od -An -tu8 -j8 -N8 "$T/pull$i.data" | tr -d ' ')
+		[ "$h" = 16 ] && grep -q "filename=$T/$w$i " "$T/pull$i.s" && grep -q "sig=10 .*comm=$w$i " "$T/pull$i.s" &&
+			pass "nc pull $i: a standalone stream; perf decodes the exec and signal of $w$i" ||
+			fail "nc pull $i: a standalone stream that perf decodes" "header size '$h'; $(head -c 200 "$T/pull$i.err"); $(grep -c . "$T/pull$i.s") lines"
+	done
+	# standalone: pull 3 has pull 1's workload too (the rings, not what is new)
+	grep -q "filename=$T/${w}1 " "$T/pull3.s" && pass "pull 3 holds what pull 1 held: each pull is the whole rings" ||
+		fail "pull 3 holds what pull 1 held"
+	n=$(grep -c "(pulled by 127.0.0.1:" "$T/pl.err")
+	testing "three pulls, each said on stderr" 3 "$n"
+	TPID_IDLE=$TPID
+	TPID=$TPID_IDLE idle_check "listen: no wake-up while nobody connects" 3
+	stop_tracer >/dev/null
+	[ -s "$T/pl.data" ] && perf script -i "$T/pl.data" 2>/dev/null | grep -q "filename=$T/${w}3 " &&
+		pass "the final dump still goes to -o" || fail "the final dump still goes to -o" "$(tail -2 "$T/pl.err")"
+fi
+
+# --- a client that connects and never reads: the next SIGUSR2 dump and
+# the recording go on. The rings hold ~16 MB; the client's window is
+# small, so the pulled dump stalls at once. ---
+cat >"$T/stall.py" <<'PY'
+import socket, sys, time
+s = socket.socket()
+s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+s.connect(("127.0.0.1", int(sys.argv[1])))
+print("connected", flush=True)
+time.sleep(60)
+PY
+rm -f "$T/st.data"*
+if start_tracer "$T/st" -o "$T/st.data" "raw_syscalls:sys_enter sched:sched_process_exec buf=8m listen=127.0.0.1:$((PORT + 1))"; then
+	"$T/work" close 300000
+	python3 "$T/stall.py" $((PORT + 1)) >"$T/stall.out" & SP=$!; WORKS="$WORKS $SP"
+	for i in $(seq 50); do [ -s "$T/stall.out" ] && break; sleep 0.1; done
+	sleep 0.5
+	cp "$T/work" "$T/${w}st"; "$T/${w}st" spin 20	# while the pull is stalled
+	kill -USR2 $TPID
+	wait_line "$T/st" "dump 2 (signal)" >/dev/null
+	grep -q "dump 2 (signal)" "$T/st.err" && perf script -i "$T/st.data" 2>/dev/null | grep -q "filename=$T/${w}st " &&
+		pass "a stalled pull: SIGUSR2's dump is written, with what ran meanwhile" ||
+		fail "a stalled pull: SIGUSR2's dump is written, with what ran meanwhile" "$(grep dump "$T/st.err" | head -3)"
+	grep -q "dump 1 (pulled by .*given up for a signal" "$T/st.err" && pass "the stalled pull gave way to the signal" ||
+		fail "the stalled pull gave way to the signal" "$(grep 'dump 1' "$T/st.err")"
+	# a client that stalls with no signal coming is dropped after 5 s
+	python3 "$T/stall.py" $((PORT + 1)) >/dev/null & SP2=$!; WORKS="$WORKS $SP2"
+	wait_line "$T/st" "dump 3 (pulled by .*given up" >/dev/null
+	grep -q "dump 3 (pulled by .*nothing read for 5 s" "$T/st.err" && pass "a client that reads nothing is dropped" ||
+		fail "a client that reads nothing is dropped" "$(grep 'dump 3' "$T/st.err")"
+	stop_tracer >/dev/null
+	kill $SP $SP2 2>/dev/null
+fi
+
+# --- listen=@NAME: an abstract unix socket, root and our user only ---
+cat >"$T/unix.py" <<'PY'
+import socket, sys
+s = socket.socket(socket.AF_UNIX)
+s.connect("\0" + sys.argv[1])
+out = open(sys.argv[2], "wb")
+while True:
+    b = s.recv(65536)
+    if not b:
+        break
+    out.write(b)
+PY
+if start_tracer "$T/un" -o "$T/un.data" "sched:sched_process_exec listen=@tracer$$"; then
+	cp "$T/work" "$T/${w}un"; "$T/${w}un" spin 10
+	python3 "$T/unix.py" tracer$$ "$T/un.pull"
+	perf script -i "$T/un.pull" 2>/dev/null | grep -q "filename=$T/${w}un " &&
+		pass "listen=@NAME: root pulls a dump perf decodes" || fail "listen=@NAME: root pulls a dump perf decodes" "$(tail -2 "$T/un.err")"
+	setpriv --reuid=65534 --regid=65534 --clear-groups /usr/bin/python3 - tracer$$ /dev/stdout <"$T/unix.py" >"$T/un.nobody" 2>/dev/null
+	testing "listen=@NAME: another user gets nothing" 0 "$(wc -c <"$T/un.nobody" 2>/dev/null || echo 0)"
+	grep -q "uid 65534 may not pull" "$T/un.err" && pass "listen=@NAME: the refusal is said" ||
+		fail "listen=@NAME: the refusal is said" "$(tail -2 "$T/un.err")"
+	stop_tracer >/dev/null
+fi
+
+# --- config errors name the token ---
+for c in "listen=foo" "listen=1.2.3:80" "listen=127.0.0.1" "listen=127.0.0.1:0" "listen=@" "listen=300.1.1.1:80"; do
+	out=$("$TRACER" "cpu-clock $c" 2>&1 >/dev/null); rc=$?
+	case "$rc:$out" in 2:*"$c"*) pass "'$c': exit 2, the token named" ;;
+	*) fail "'$c': exit 2, the token named" "rc=$rc $out" ;; esac
+done
+
+# --- "DUMP" on the line of a tty sink ---
+mkfifo "$T/send"
+python3 test/pty.py "$T/rq.out" -1 "$T/send" >"$T/rq.name" & PP=$!; WORKS="$WORKS $PP"
+exec 7<>"$T/send"
+for i in $(seq 50); do [ -s "$T/rq.name" ] && break; sleep 0.1; done
+if start_tracer "$T/rq" -o "$(cat "$T/rq.name")" "sched:sched_process_exec buf=256k"; then
+	# noise first: random bytes, a Ctrl-C, a partial word, a longer line
+	head -c 200000 /dev/urandom >&7
+	printf '\003\r\nDUM\nDUMPS\n dump\nXDUMP\n' >&7
+	sleep 1.5
+	testing "random bytes and near misses on the line: no dump" 0 "$(grep -c 'dump [0-9]' "$T/rq.err")"
+	cp "$T/work" "$T/${w}rq"; "$T/${w}rq" spin 10
+	printf 'DUMP\r\n' >&7
+	wait_line "$T/rq" "dump 1 (asked on the line)" >/dev/null
+	sleep 0.3
+	grep -q "dump 1 (asked on the line)" "$T/rq.err" && perf script -i "$T/rq.out" 2>/dev/null | grep -q "filename=$T/${w}rq " &&
+		pass "DUMP on the line: a dump on the same line, perf decodes it" ||
+		fail "DUMP on the line: a dump on the same line, perf decodes it" "$(tail -2 "$T/rq.err")"
+	stop_tracer >/dev/null
+fi
+exec 7>&-
+kill $PP 2>/dev/null
