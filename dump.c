@@ -837,7 +837,7 @@ int dump(const char *why, int pull)
 		if (!nwrap)
 			fmt(cov, sizeof(cov), "all since %s", cont ? "the last dump" : "the start");
 		else if (cfg_trim)
-			fmt(cov, sizeof(cov), "%s on all CPUs (trimmed to it)", secs(a, newest - lim));
+			fmt(cov, sizeof(cov), "%s on all CPUs (trimmed to cpu %d's oldest)", secs(a, newest - lim), first);
 		else
 			fmt(cov, sizeof(cov), "%s on all CPUs (cpu %d least), %s on some", secs(a, newest - lim), first,
 			    nwrap < nring ? (cont ? "all since the last dump" : "all since the start") : secs(b, newest - low));

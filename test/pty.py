@@ -12,8 +12,14 @@ n = 0
 with open(sys.argv[1], "wb") as out:
     while limit < 0 or n < limit:
         r = select.select([m] + ([send] if send >= 0 else []), [], [])[0]
-        if send in r:
-            os.write(m, os.read(send, 65536))
+        if send in r:	# what the line does not take is lost, as on a wire
+            b = os.read(send, 65536)
+            os.set_blocking(m, False)
+            try:
+                os.write(m, b)
+            except BlockingIOError:
+                pass
+            os.set_blocking(m, True)
         if m not in r:
             continue
         try:

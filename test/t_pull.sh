@@ -26,6 +26,8 @@ if start_tracer "$T/pl" -o "$T/pl.data" "sched:sched_process_exec signal:signal_
 	stop_tracer >/dev/null
 	[ -s "$T/pl.data" ] && perf script -i "$T/pl.data" 2>/dev/null | grep -q "filename=$T/${w}3 " &&
 		pass "the final dump still goes to -o" || fail "the final dump still goes to -o" "$(tail -2 "$T/pl.err")"
+else
+	fail "listen=127.0.0.1:$PORT: tracer records" "$(cat "$T/pl.err")"
 fi
 
 # --- a client that connects and never reads: the next SIGUSR2 dump and
@@ -60,6 +62,8 @@ if start_tracer "$T/st" -o "$T/st.data" "raw_syscalls:sys_enter sched:sched_proc
 		fail "a client that reads nothing is dropped" "$(grep 'dump 3' "$T/st.err")"
 	stop_tracer >/dev/null
 	kill $SP $SP2 2>/dev/null
+else
+	fail "a stalled pull: tracer records" "$(cat "$T/st.err")"
 fi
 
 # --- listen=@NAME: an abstract unix socket, root and our user only ---
@@ -84,6 +88,8 @@ if start_tracer "$T/un" -o "$T/un.data" "sched:sched_process_exec listen=@tracer
 	grep -q "uid 65534 may not pull" "$T/un.err" && pass "listen=@NAME: the refusal is said" ||
 		fail "listen=@NAME: the refusal is said" "$(tail -2 "$T/un.err")"
 	stop_tracer >/dev/null
+else
+	fail "listen=@NAME: tracer records" "$(cat "$T/un.err")"
 fi
 
 # --- config errors name the token ---

@@ -35,6 +35,8 @@ else
 			fail "stream: dump 1 is at most a third" "$(grep 'dump 1' "$T/z1.err")"
 		perf report --header-only -i "$T/z1.out" 2>/dev/null | grep -q "^# compressed : Zstd" &&
 			pass "stream: the header says compressed: Zstd" || fail "stream: the header says compressed: Zstd"
+	else
+		fail "zstd stream: tracer records" "$(cat "$T/z1.err")"
 	fi
 	zstop
 
@@ -50,6 +52,8 @@ else
 			fail "file: perf decodes the workload" "$(head -c 300 "$T/z2.serr")"
 		perf report --header-only -i "$T/z2.data" 2>/dev/null | grep -q "^# compressed : Zstd" &&
 			pass "file: the header says compressed: Zstd" || fail "file: the header says compressed: Zstd"
+	else
+		fail "zstd file: tracer records" "$(cat "$T/z2.err")"
 	fi
 	zstop
 
@@ -65,5 +69,7 @@ else
 			pass "buf=16m: $2 frames, decoded as decompressed ($(wc -l <"$T/z3.s") lines)" ||
 			fail "buf=16m: decoded as decompressed" "rc=$rc $out; $(wc -l <"$T/z3.s") lines"
 		monotonic "$T/z3.out" && pass "buf=16m: timestamps in order" || fail "buf=16m: timestamps in order"
+	else
+		fail "zstd buf=16m: tracer records" "$(cat "$T/z3.err")"
 	fi
 fi
