@@ -282,11 +282,11 @@ static _Noreturn void usage(int code)
 "  EVENT[@HZ|%N]       cpu-clock@99 page-faults%100 cycles ... (clocks @99)\n"
 "  trip=EVENT[/FILTER/][,count=N][,after=T][,holdoff=T]  dump when it hits;\n"
 "    presets segv oom oops exit; count= after= holdoff= set defaults (1 0 1s)\n"
-"  buf=SIZE  per-CPU ring (128k)     cpus=LIST  0,2-3 (default: all online)\n"
-"  stack     kernel callchains       out=PATH   as -o\n"
-"  dumps=N   exit after N dumps      procs=N    processes kept (" S(PROCS_DEFAULT) "; 0: off)\n"
-"  full|lean the kernel's layout     frame=text checksummed text lines\n"
-"  baud=N    a tty's speed\n"
+"  buf=SIZE  per-CPU ring (128k)    cpus=LIST  0,2-3 (default: all online)\n"
+"  stack     kernel callchains      out=PATH   as -o     baud=N  a tty's speed\n"
+"  dumps=N   exit after N dumps     procs=N    processes kept (" S(PROCS_DEFAULT) "; 0: off)\n"
+"  full|lean the kernel's layout    frame=text text lines  zstd  compressed\n"
+"  trim  all CPUs from one start    listen=IP:PORT|@NAME  a dump per connection\n"
 "Default:\n  " DEFAULT_CONFIG " buf=128k\n";
 
 	write(code ? 2 : 1, head, sizeof(head) - 1);

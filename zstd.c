@@ -150,7 +150,7 @@ static const u8 fhd[8] = { 0xa0, 0xa1, 0xa2, 0x82, 0xa3, 0x83, 0xe2, 0xc2 };
  * long, into dst, which has room for ZSTD_ROOM(n); returns its size. */
 size_t zstd_frame(const u8 *src, size_t n, u8 *dst)
 {
-	size_t i = 1, lit = 0, ns = 0, nl = 0, k;
+	size_t i = 1, lit = 0, ns = 0, nl = 0, k, rep0 = 1;
 	u8 *o, *blk = dst + 24, h[24], *p = h + 5, d;
 	u32 st[3] = { 0 };
 
@@ -159,24 +159,33 @@ size_t zstd_frame(const u8 *src, size_t n, u8 *dst)
 	/* Greedy: the last position with the same hash, if 4 bytes match,
 	 * stretched both ways. Position 0 stands for "none". */
 	while (n >= 8 && i < n - 8) {
-		u32 h = hash(src + i), c = htab[h];
+		u32 h = hash(src + i), c = htab[h], rep = i > lit && i >= rep0;
 
 		htab[h] = i;
-		if (c && rd32(src + c) == rd32(src + i)) {
+		/* The last offset again (perf's records repeat their layout):
+		 * repeat code 1, which needs literals before it. */
+		if (rep && rd32(src + i - rep0) == rd32(src + i))
+			c = i - rep0;
+		else if (!c || rd32(src + c) != rd32(src + i)) {
+			i++;
+			continue;
+		} else
+			rep = 0;
+		{
 			size_t m = MINMATCH;
 
 			while (i + m < n && src[c + m] == src[i + m] && m < 65535)
 				m++;
-			while (i > lit && c > 0 && src[c - 1] == src[i - 1] && m < 65535)
+			while (!rep && i > lit && c > 0 && src[c - 1] == src[i - 1] && m < 65535)
 				i--, c--, m++;
-			seqs[ns++] = (struct seq){ i - lit, m - 3, i - c + 3 };
+			seqs[ns++] = (struct seq){ i - lit, m - 3, rep ? 1 : i - c + 3 };
+			if (!rep)
+				rep0 = i - c;
 			nl += i - lit;
 			i += m;
 			lit = i;
 			if (i < n - 8)
 				htab[hash(src + i - 2)] = i - 2;
-		} else {
-			i++;
 		}
 	}
 	nl += n - lit;

@@ -11,8 +11,11 @@ else
 	zstop() { local p; for p in $WORKS; do kill $p 2>/dev/null; done; WORKS=; wait 2>/dev/null; }
 	w=zst$$; w=${w:0:14}
 	# 1. a stream of two dumps, with a workload in each
-	if start_tracer "$T/z1" 'buf=1m zstd'; then
-		run_work $w spin 200 signal sleep 20 hold; sleep 0.5
+	# (the default config, and a machine where processes come and go)
+	if start_tracer "$T/z1" 'zstd'; then
+		run_work $w spin 200 signal sleep 20 hold
+		for i in $(seq 30); do ls /usr/bin >/dev/null; done
+		sleep 2
 		dump_wait "$T/z1" 1 >/dev/null
 		"$T/$w" spin 100 signal
 		stop_tracer >/dev/null
