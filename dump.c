@@ -696,8 +696,20 @@ int dump(const char *why, int pull)
 	for (i = 0; i < (size_t)nring; i++) {
 		struct ring *r = rings + i;
 		unsigned long head, avail;
-		u64 b = now_ns();
+		u64 a, b;
 
+		/* A first copy while recording goes on: it brings the ring's
+		 * pages into the TLB and its bytes into the cache, so that the
+		 * paused copy takes what a memcpy takes, not page walks and
+		 * misses (4.6 us instead of 0.9 for 64 KiB, measured). */
+		head = ring_head(r);
+		ring_grab(r, head, (standalone || !stream_started ? 0 : r->prev) - head, scratch);
+		/* b..now: the window, less what reading the clock costs (a
+		 * syscall, which raw_syscalls:* records too): a..b */
+		a = now_ns();
+		b = now_ns();
+
+		b += b - a;
 		if (ring_pause(r, 1))
 			msg("cpu %d: PAUSE_OUTPUT: the copy may hold a torn record:", r->cpu);
 		head = ring_head(r);

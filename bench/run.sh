@@ -143,6 +143,7 @@ else
 	fi
 	TRACER=$SRC/tracer
 fi
+musl-gcc -O2 -static -o "$T/memcpy" "$BENCH/memcpy.c" || log "memcpy.c does not build: no blind-window ratio"
 gcc -O2 -Wall -o "$T/closeloop" "$BENCH/closeloop.c" && gcc -O2 -Wall -o "$T/bare" "$BENCH/bare.c" ||
 	{ echo "bench: building the helpers failed" >&2; exit 1; }
 CLOSELOOP=$T/closeloop
@@ -373,7 +374,7 @@ dumps() {
 			break
 		fi
 		line=$(grep "dump $k (" "$T/d.err")
-		echo "$line" | sed -n "s/.*: \([0-9]*\) bytes, \([0-9]*\) records, \([0-9]*\) CPUs, paused \([0-9]*\) us, wrote in \([0-9]*\) us.*/$sink	$buf	$bytes	$k	\1	\2	\3	\4	\5/p" >>"$T/dump.tsv"
+		echo "$line" | sed -n "s/.*: \([0-9]*\) bytes, \([0-9]*\) records, \([0-9]*\) CPUs, paused \([0-9.]*\) us, wrote in \([0-9]*\) us.*/$sink	$buf	$bytes	$k	\1	\2	\3	\4	\5/p" >>"$T/dump.tsv"
 		log "dump: $sink buf=$buf: ${line#tracer: }"
 	done
 	# the final dump of a slow sink would take long: a second SIGINT ends it
@@ -382,12 +383,61 @@ dumps() {
 	stop $p INT
 }
 
+# zdumps ROUND: the default config, uncompressed and with zstd, each
+# dumped once over a pty drained at 11520 bytes/s (115200 8N1), after
+# the same churn (short processes and a workload); one line each in
+# zdump.tsv: mode bytes raw-bytes write-ms
+zdumps() {
+	local m p ps pty line
+	for m in plain zstd; do
+		rm -f "$T/pty.path"
+		python3 "$BENCH/ptysink.py" 11520 >"$T/pty.path" 2>"$T/pty.err" &
+		ps=$!; bg_add $ps
+		wait_for "$T/pty.path" /dev/ 50 $ps || { log "zstd: no pty"; stop $ps TERM; continue; }
+		pty=$(head -1 "$T/pty.path")
+		: >"$T/z.err"
+		"$TRACER" -o "$pty" "$([ $m = zstd ] && echo zstd) baud=115200" 2>"$T/z.err" &
+		p=$!; bg_add $p
+		if wait_for "$T/z.err" recording 100 $p; then
+			churn
+			kill -USR2 $p
+			if wait_for "$T/z.err" "dump 1 (" 1800 $p; then
+				line=$(grep "dump 1 (" "$T/z.err")
+				echo "$line" | sed -n "s/.*: \([0-9]*\) bytes\( (zstd, from \([0-9]*\))\)*, .* wrote in \([0-9]*\) us.*/$m	\1	\3	\4/p" >>"$T/zdump.tsv"
+				log "zstd: $m: ${line#tracer: }"
+			fi
+		fi
+		kill -INT $p 2>/dev/null; sleep 0.3; stop $p INT
+		stop $ps TERM
+	done
+}
+
+# churn: what a default config records on a busy board: 40 short
+# processes and a workload, over 2 s
+churn() {
+	local i
+	for ((i = 0; i < 40; i++)); do ls /usr/bin >/dev/null; done
+	"$CLOSELOOP" 20000 >/dev/null
+	sleep 2
+}
+
 dump_phase() {
-	local ps pty b
+	local ps pty b r ev
 	: >"$T/dump.tsv"
+	: >"$T/zdump.tsv"
+	# memcpy of one ring, same libc, same machine, same run
+	[ -x "$T/memcpy" ] && "$T/memcpy" 65536 1048576 16777216 >"$T/memcpy.tsv"
 	for b in 64k 1m 16m; do
 		dumps devnull $b 3 300 "raw_syscalls:* buf=$b"
 	done
+	for r in 1 2; do zdumps $r; done
+	# perf record -z on the same events, the same churn: its ratio
+	if [ $HAVE_PERF = 1 ]; then
+		ev=$("$TRACER" -h | sed -n '/^Default:/,$p' | tail -n +2 | tr ' \n' '\n\n' | grep -v '^buf=' | grep . | sed 's/@49$//' | paste -sd,)
+		perf record -z -a -F 49 -e "$ev" -o "$T/z.perf" -- bash -c "$(declare -f churn); CLOSELOOP=$CLOSELOOP churn" >/dev/null 2>"$T/zperf.err"
+		sed -n 's/.*wrote \([0-9.]*\) MB .*compressed (original \([0-9.]*\) MB, ratio is \([0-9.]*\)).*/perf-z	\1	\2	\3/p' "$T/zperf.err" >>"$T/zdump.tsv"
+		rm -f "$T/z.perf"
+	fi
 	# a pty, drained at full speed and at 115200 baud (11520 bytes/s)
 	for b in 64k:0:3 1m:0:3 64k:11520:2; do
 		# the child creates the file: no stale path from the last round
