@@ -215,15 +215,23 @@ if dr:
       "its resume (each CPU is paused only for the copy of its own ring; the tracking ring is "
       "read before, while recording goes on); ms/MiB divides it by one ring's bytes. "
       "*memcpy* is one memcpy of one ring's size with the same libc (musl) on the same machine "
-      "in the same run (bench/memcpy.c, median of 15), and *×memcpy* the ratio. *write* is merging the "
+      "in the same run (bench/memcpy.c, median of 15) from a buffer another CPU just wrote, as the "
+      "kernel writes a ring on the CPU it records (*hot*: one this CPU wrote, in its own cache), "
+      "and *×memcpy* the ratio to it. Before pausing a ring, tracer copies it once while recording "
+      "goes on. "
+      "The window includes the two ioctls; when `raw_syscalls:*` is recorded, as here to fill the "
+      "rings, each of them also fires its tracepoints (about 2 µs each on this machine); "
+      "`devnull-nosys` records `sched:sched_switch cpu-clock@999` instead, where they fire none. "
+      "While paused, only what the kernel wrote since that first copy is copied again (a backward "
+      "ring is written only at its head), so the window hardly grows with the ring. *write* is merging the "
       "CPUs by time and writing, done while recording goes on, plus describing the live processes "
       "from /proc (a few ms per dump whatever the ring size); MiB/s = bytes / write time. "
       "`pty-fast` is a pty set to 115200 baud that is drained at full speed (a pty does not "
       "pace itself); `pty-115200` is drained at 11520 bytes/s like a real 115200 8N1 line, so "
       "a 64 KiB ring takes seconds per dump (1 MiB would take minutes, 16 MiB about half an "
       "hour: not measured).\n")
-    mc = dict((int(r[0]), int(r[1]) / 1000.0) for r in rows("memcpy.tsv"))
-    q("| sink | buf/CPU | dumps | bytes/dump (median) | records | paused µs, median (min..max) | blind window ms/MiB | memcpy µs | ×memcpy | write ms, median | MiB/s |")
+    mc = dict((int(r[0]), (int(r[3]) / 1000.0, int(r[1]) / 1000.0)) for r in rows("memcpy.tsv") if len(r) > 3)
+    q("| sink | buf/CPU | dumps | bytes/dump (median) | records | paused µs, median (min..max) | blind window ms/MiB | memcpy µs (hot) | ×memcpy (hot) | write ms, median | MiB/s |")
     q("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     ratios = {}
     groups = {}
@@ -240,10 +248,11 @@ if dr:
         wr = [int(r[8]) for r in g]
         mib = bufb / 1048576.0
         blind = med(pa) / 1000.0 / mib
-        m = mc.get(bufb)
+        m, mh = mc.get(bufb, (None, None))
         x = med(pa) / m if m else None
-        if sink == "devnull" and x is not None:
-            ratios[buf] = (x, med(pa), m)
+        xh = med(pa) / mh if mh else None
+        if sink.startswith("devnull") and x is not None:
+            ratios[(sink, buf)] = (x, med(pa), m, xh)
         thr = [b / 1048576.0 / (w / 1e6) for b, w in zip(by, wr) if w > 0]
         worst_blind = blind if worst_blind is None else max(worst_blind, blind)
         if sink == "devnull" and bufb == bigbuf:
@@ -252,11 +261,12 @@ if dr:
         ts = "n/a" if t is None else ("%.1f" % t if t >= 1 else "%.3f (%.1f KiB/s)" % (t, t * 1024))
         q("| %s | %s | %d | %d | %d | %.1f (%.1f..%.1f) | %.3f | %s | %s | %.1f | %s |" % (
             sink, buf, len(g), med(by), med(rec), med(pa), min(pa), max(pa), blind,
-            f1(m), f2(x), med(wr) / 1000.0, ts))
+            "%s (%s)" % (f1(m), f1(mh)), "%s (%s)" % (f2(x), f2(xh)), med(wr) / 1000.0, ts))
     q("")
-    for buf, (x, pa, m) in ratios.items():
-        goal("blind window at buf=%s: per CPU, against one memcpy of its ring" % buf, "≤ 1.5 × memcpy",
-             "%.2f × (%.1f µs against %.1f µs)" % (x, pa, m), x <= 1.5)
+    for (sink, buf), (x, pa, m, xh) in ratios.items():
+        goal("blind window at buf=%s%s: per CPU, against one memcpy of its ring" % (
+            buf, "" if sink == "devnull" else " (no raw_syscalls)"), "≤ 1.5 × memcpy",
+             "%.2f × (%.1f µs against %.1f µs; %.2f × a hot memcpy)" % (x, pa, m, xh), x <= 1.5)
     goal("blind window per MiB of one ring (worst median of all rows)", "≤ 2 ms/MiB", "%.3f ms/MiB" % worst_blind,
          worst_blind <= 2.0)
     if thr_big:

@@ -430,6 +430,8 @@ dump_phase() {
 	for b in 64k 1m 16m; do
 		dumps devnull $b 3 300 "raw_syscalls:* buf=$b"
 	done
+	# the window where tracer's own ioctls fire no tracepoint
+	dumps devnull-nosys 64k 3 300 "sched:sched_switch cpu-clock@999 buf=64k"
 	for r in 1 2; do zdumps $r; done
 	# perf record -z on the same events, the same churn: its ratio
 	if [ $HAVE_PERF = 1 ]; then
