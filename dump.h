@@ -6,7 +6,6 @@
 
 extern struct ring *rings, *trings;	/* backward per CPU; tripwires' forward */
 extern int *tfds;		/* tracking rings' fds, -1 if none */
-extern int lean_noid;		/* the kernel writes no ids (tracepoints only) */
 extern int dumps;		/* made so far */
 extern u32 hit_id[2];		/* pid, tid of the last tripwire hit */
 extern char hit_comm[20];	/* its comm, read at the hit */

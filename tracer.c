@@ -28,6 +28,7 @@
 #include "cfg.h"
 #include "perfdata.h"
 #include "track.h"
+#include "lean.h"
 #include "dump.h"
 #include "zstd.h"
 

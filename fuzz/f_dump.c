@@ -40,6 +40,7 @@ static void fz_out_commit(size_t n)
 
 #define out_room fz_out_room
 #define out_commit fz_out_commit
+#include "lean.c"
 #include "dump.c"
 #undef out_room
 #undef out_commit

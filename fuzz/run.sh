@@ -25,7 +25,7 @@
 # the known crash inputs out, and save every new one.
 cd "$(dirname "$0")/.." || exit 2
 TOP=$PWD
-ALL="cfg ring dump extract track"
+ALL="cfg ring dump extract track zstd"
 LIMIT=${1:-60}
 TMO=${FUZZ_TIMEOUT:-5}
 [ $# -gt 0 ] && shift
@@ -84,15 +84,22 @@ for l in $LAYERS; do
 	clang $CF $SAN -fsanitize=fuzzer-no-link $x -c -o "$B/obj/$l.o" "$S/$l.c" >>"$B/build.log" 2>&1 ||
 		build_fail "$l.c"
 done
+# f_zstd checks the encoder with libzstd
+case " $TARGETS " in *" zstd "*)
+	[ -e /usr/include/zstd.h ] || DEBIAN_FRONTEND=noninteractive apt-get install -y -q libzstd-dev >>"$B/apt.log" 2>&1 ||
+		{ echo "fuzz: no libzstd-dev for f_zstd"; exit 2; } ;;
+esac
 # Each harness includes the file under test (to reach its statics) and
 # links the other layers.
-inc() { case $1 in extract) echo frame ;; *) echo "$1" ;; esac; }
+inc() { case $1 in extract) echo frame ;; dump) echo "lean dump" ;; *) echo "$1" ;; esac; }
 for t in $TARGETS; do
 	objs=
 	for l in $LAYERS; do
-		[ "$l" = tracer ] || [ "$l" = "$(inc $t)" ] || objs="$objs $B/obj/$l.o"
+		case " tracer $(inc $t) " in *" $l "*) ;; *) objs="$objs $B/obj/$l.o" ;; esac
 	done
-	clang $CF $SAN -fsanitize=fuzzer -o "$B/bin/f_$t" "$TOP/fuzz/f_$t.c" $objs >>"$B/build.log" 2>&1 ||
+	# f_zstd's judge is libzstd, the library perf decompresses with
+	lz=; [ $t = zstd ] && lz=-lzstd
+	clang $CF $SAN -fsanitize=fuzzer -o "$B/bin/f_$t" "$TOP/fuzz/f_$t.c" $objs $lz >>"$B/build.log" 2>&1 ||
 		build_fail "fuzz/f_$t.c"
 done
 

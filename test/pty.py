@@ -3,7 +3,7 @@
 # HANGUP_AFTER_BYTES (>= 0), close the master (a hung-up port) once that
 # much has arrived; -1 never. What is written into SEND_FIFO goes to the
 # master, as a host typing on the line.
-import os, select, sys
+import os, select, sys, time
 m, s = os.openpty()
 print(os.ttyname(s), flush=True)
 limit = int(sys.argv[2]) if len(sys.argv) > 2 else -1
@@ -12,13 +12,17 @@ n = 0
 with open(sys.argv[1], "wb") as out:
     while limit < 0 or n < limit:
         r = select.select([m] + ([send] if send >= 0 else []), [], [])[0]
-        if send in r:	# what the line does not take is lost, as on a wire
+        if send in r:	# what the line does not take in 2 s is lost
             b = os.read(send, 65536)
             os.set_blocking(m, False)
-            try:
-                os.write(m, b)
-            except BlockingIOError:
-                pass
+            end = time.monotonic() + 2
+            while b and time.monotonic() < end:
+                if not select.select([], [m], [], 0.1)[1]:
+                    continue
+                try:
+                    b = b[os.write(m, b[:4096]):]
+                except BlockingIOError:
+                    pass
             os.set_blocking(m, True)
         if m not in r:
             continue

@@ -111,7 +111,7 @@ if start_tracer "$T/rq" -o "$(cat "$T/rq.name")" "sched:sched_process_exec buf=2
 	sleep 1.5
 	testing "random bytes and near misses on the line: no dump" 0 "$(grep -c 'dump [0-9]' "$T/rq.err")"
 	cp "$T/work" "$T/${w}rq"; "$T/${w}rq" spin 10
-	printf 'DUMP\r\n' >&7
+	printf '\rDUMP\r\n' >&7	# on a line of its own, as the README says
 	wait_line "$T/rq" "dump 1 (asked on the line)" >/dev/null
 	sleep 0.3
 	grep -q "dump 1 (asked on the line)" "$T/rq.err" && perf script -i "$T/rq.out" 2>/dev/null | grep -q "filename=$T/${w}rq " &&

@@ -1,0 +1,18 @@
+/* lean.h - the lean layout (lean.c): the kernel writes less per record,
+ * the dump puts it back. */
+#ifndef LEAN_H
+#define LEAN_H
+
+#include "cfg.h"
+
+extern int lean_noid;		/* the kernel writes no ids (tracepoints only) */
+
+void noid_init(void);		/* before the events are opened */
+void lean_retab(void);		/* after events were dropped */
+u64 lean_type(const struct event *e);	/* the sample_type the kernel writes */
+struct event *lean_ev(const u64 *a, const u64 *end);
+int rec_ok(const struct rec_hdr *h);	/* a copied record holds its layout */
+u64 lean_time(const struct rec_hdr *h);
+size_t lean_expand(const struct rec_hdr *h, int ri, int cpu, unsigned char *o);
+
+#endif
