@@ -54,7 +54,8 @@ static unsigned long evicted, dropped;
  * twice unless it changed. A full table just means describing again,
  * which perf takes fine. */
 #define SEEN 16384
-static u32 seen_key[SEEN], seen_val[SEEN];
+static u32 seen_tab[2][2][SEEN];	/* a stream's, a standalone dump's */
+static u32 *seen_key = seen_tab[0][0], *seen_val = seen_tab[0][1];
 static int smode;	/* 0: a standalone dump, 1: a stream's first, 2: its next */
 
 static int seen(u32 key, u32 val)
@@ -127,8 +128,12 @@ static int map_seen(u32 pid, const void *slp, const char *name)
 void track_begin(int mode)
 {
 	smode = mode;
+	/* A standalone dump (a file, a pulled one) keeps its own table, so
+	 * that it does not make a stream forget what the stream sent. */
+	seen_key = seen_tab[!mode][0];
+	seen_val = seen_tab[!mode][1];
 	if (mode < 2)
-		memset(seen_key, 0, sizeof(seen_key));
+		memset(seen_key, 0, SEEN * sizeof(*seen_key));
 }
 
 /* Call fn for every numeric entry of a /proc directory. */

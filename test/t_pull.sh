@@ -92,6 +92,39 @@ else
 	fail "listen=@NAME: tracer records" "$(cat "$T/un.err")"
 fi
 
+# --- pulls between a stream's dumps: the stream still describes each
+# process once (a pulled dump keeps its own record of what it sent) ---
+if start_tracer "$T/ps" "listen=127.0.0.1:$((PORT + 2))"; then
+	for i in 1 2 3 4; do
+		for j in 1 2 3; do sh -c 'ls / >/dev/null'; done
+		nc -d 127.0.0.1 $((PORT + 2)) >"$T/ps.pull$i" </dev/null
+		dump_wait "$T/ps" $((2 * i)) >/dev/null
+	done
+	stop_tracer >/dev/null
+	perf script -i "$T/ps.out" --show-task-events --show-mmap-events 2>/dev/null >"$T/ps.txt"
+	set -- $(awk -f test/dupchk.awk "$T/ps.txt")
+	[ "${1:-0}" -gt 0 ] && [ "${2:-0}" -gt 0 ] && [ "${3:-1}" = 0 ] &&
+		pass "a stream with pulls between its dumps repeats no COMM or MMAP2 ($1 COMM, $2 MMAP2)" ||
+		fail "a stream with pulls between its dumps repeats no COMM or MMAP2" "$1 COMM, $2 MMAP2, $3 repeats"
+	perf script -i "$T/ps.pull4" 2>/dev/null | grep -q " ls " && pass "and each pull still names the processes" ||
+		fail "and each pull still names the processes"
+	# a process first described by a pull is still described to the stream
+	start_tracer "$T/ps2" "cpu-clock@499 listen=127.0.0.1:$((PORT + 3))"
+	dump_wait "$T/ps2" 1 >/dev/null
+	run_work ${w}ps spin 300 hold
+	sleep 0.5
+	nc -d 127.0.0.1 $((PORT + 3)) >"$T/ps2.pull" </dev/null
+	dump_wait "$T/ps2" 3 >/dev/null
+	stop_tracer >/dev/null
+	kill $WPID
+	n=$(perf script -i "$T/ps2.out" --show-mmap-events 2>/dev/null | grep -c "PERF_RECORD_MMAP2 $WPID/.*${w}ps\$")
+	k=$(perf script -i "$T/ps2.out" -F comm,ip,sym 2>/dev/null | grep -c "^ *${w}ps .*work_hot_loop")
+	[ "$n" -gt 0 ] && [ "$k" -gt 0 ] && pass "a process a pull described first is described to the stream too (its map; $k samples in its code)" ||
+		fail "a process a pull described first is described to the stream too" "$n maps, $k samples in work_hot_loop"
+else
+	fail "a stream with pulls: tracer records" "$(cat "$T/ps.err")"
+fi
+
 # --- config errors name the token ---
 for c in "listen=foo" "listen=1.2.3:80" "listen=127.0.0.1" "listen=127.0.0.1:0" "listen=@" "listen=300.1.1.1:80"; do
 	out=$("$TRACER" "cpu-clock $c" 2>&1 >/dev/null); rc=$?
