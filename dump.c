@@ -524,9 +524,9 @@ int dump(const char *why, int pull)
 		ring_grab(r, head, h0 - head, scratch);
 		if (!rec_off && ring_pause(r, 0))
 			msg("cpu %d: resuming the ring:", r->cpu);
-		b = now_ns() - b;
-		if (b > blind)
-			blind = b;
+		a = now_ns();
+		if (a > b && a - b > blind)	/* (an interrupt in a..b: less) */
+			blind = a - b;
 		tot += r->size;
 		rn[i + 1].end = cp + tot;
 		rn[i + 1].p = ring_walk(scratch, r->size, head, avail, cp + tot);
