@@ -372,7 +372,7 @@ void pd_features_build(int argc, char **argv, int ncpu_avail, int ncpu_online)
 	if (CFG_ZSTD && cfg_zstd) {
 		/* version, type (zstd), level, ratio (unknown), and the most
 		 * one record decompresses to (perf's buffer for it) */
-		static const u32 c[5] = { 1, 1, 1, 0, 1 << 16 };
+		static const u32 c[5] = { 0, 1, 1, 0, 1 << 16 };	/* as perf writes it */
 
 		feat_begin(F_COMPRESSED);
 		for (i = 0; i < 5; i++)

@@ -260,7 +260,11 @@ if start_tracer "$T/m7z" -o "$T/m7z.data" "$EVS@49 buf=4m zstd"; then
 	# perfparser, against perf record -z's own file of the same events
 	w=${R}zfi
 	[ -s "$T/own7z.data" ] || perf record -z -N -q -a -e "${EVS// /,}" -o "$T/own7z.data" -- "$T/$w" spin 300 sleep 20 signal sleep 20 >/dev/null 2>&1
-	[ -n "$PP" ] && judge "zstd-file: perfparser reads it, and names the workload" - c_perfparser "$T/m7z.data" "$T/own7z.data"
+	if [ -z "$PP" ]; then :
+	elif c_perfparser - "$T/m7z.data"; then pass "zstd-file: perfparser reads it, and names the workload"
+	elif ! c_perfparser - "$T/own7z.data"; then
+		skip "zstd-file: perfparser reads it" "this perfparser reads no compressed file, not even perf record -z's ($(grep -m1 'event type 81' "$T/judge.log"))"
+	else fail "zstd-file: perfparser reads it, and names the workload" "$(head -3 "$T/judge.log" | tr '\n' ' ')"; fi
 fi
 stop_works
 WL=
