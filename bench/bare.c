@@ -7,7 +7,7 @@
  *
  * Usage: bare [-l] [-t] [-p PAGES]
  *   -l        the lean layout, tracer's default for tracepoints alone
- *             (each once): TID|TIME|RAW, the event named by the raw
+ *             (each once): TID|TIME|PERIOD|RAW, the event named by the raw
  *             data's common_type (without -l: perf's, and tracer's
  *             `full`: IDENTIFIER|IP|TID|TIME|CPU|PERIOD|RAW)
  *   -t        TIME alone: the least a recorder with timestamps can ask
@@ -111,7 +111,7 @@ int main(int argc, char **argv)
 			a.size = 128;
 			a.config = tp_id(names[i]);
 			a.sample_period = 1;
-			a.sample_type = tonly ? S_TIME : lean ? S_TID | S_TIME | S_RAW :
+			a.sample_type = tonly ? S_TIME : lean ? S_TID | S_TIME | S_PERIOD | S_RAW :
 				S_IDENTIFIER | S_IP | S_TID | S_TIME | S_CPU | S_PERIOD | S_RAW;
 			a.flags = F_SAMPLE_ID_ALL | F_WRITE_BACKWARD | F_EXCLUDE_GUEST;
 			fd = syscall(SYS_perf_event_open, &a, -1, cpu, -1, 8 /* CLOEXEC */);

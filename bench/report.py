@@ -45,7 +45,7 @@ LABEL = {
     "tracer_full": "`tracer 'raw_syscalls:* buf=1m full' > /dev/null` (perf's layout)",
     "perf_ow": "`perf record --overwrite -a -e 'raw_syscalls:*' -m 256`",
     "perf_fwd": "`perf record -a -e 'raw_syscalls:*' -o /dev/null` (forward)",
-    "bare_lean": "bare floor, tracer's default (lean) layout for these events, TID+TIME+RAW (`bench/bare -l`)",
+    "bare_lean": "bare floor, tracer's default (lean) layout for these events, TID+TIME+PERIOD+RAW (`bench/bare -l`)",
     "bare": "bare floor, full layout, IDENTIFIER+IP+TID+TIME+CPU+PERIOD+RAW (`bench/bare`)",
     "bare_time": "bare floor, TIME alone (`bench/bare -t`): what no layout with timestamps goes below",
     "ftrace": "ftrace ring buffer, raw_syscalls, 1024 KiB/CPU",
