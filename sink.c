@@ -433,5 +433,10 @@ int sink_request(void)
 				n = -1;		/* too long: not a request */
 			}
 		}
-	return req ? 1 : k < 0 && errno == EAGAIN ? 0 : -1;
+	if (req)
+		return 1;
+	if (k < 0 && errno == EAGAIN)
+		return 0;
+	sink_tty = 0;		/* hung up: no more requests, not even polled */
+	return -1;
 }
