@@ -48,11 +48,18 @@ wait_for() {
 	return 1
 }
 
-# wait_exit PID SECONDS: wait until PID is gone
+# wait_exit PID SECONDS: wait until PID is gone (or a zombie, which
+# kill -0 still finds until the shell reaps it). Every 10 s of waiting
+# says where it is (state and wchan), so that a guest that times out
+# tells what it waited on.
 wait_exit() {
 	n=$(($2 * 10))
 	while [ $n -gt 0 ]; do
 		kill -0 "$1" 2>/dev/null || return 0
+		st=$(cut -d' ' -f3 /proc/$1/stat 2>/dev/null)
+		[ "$st" = Z ] && return 0
+		[ $((n % 100)) = 0 ] && [ $n != $(($2 * 10)) ] &&
+			say "waiting for pid $1: state $st, wchan $(cat /proc/$1/wchan 2>/dev/null), uptime $(cut -d' ' -f1 /proc/uptime)"
 		usleep 100000
 		n=$((n - 1))
 	done
@@ -63,6 +70,7 @@ wait_exit() {
 # /run/TAG.rc when it ran in a pipeline)
 stop_tp() {
 	kill -INT $2
+	say "$1: SIGINT sent, uptime $(cut -d' ' -f1 /proc/uptime)"
 	wait_exit $2 $DUMP_WAIT || { say "$1: tracer did not exit"; kill -9 $2; }
 	if [ -e /run/$1.rc ]; then
 		say "$1: tracer exit=$(cat /run/$1.rc)"
