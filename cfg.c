@@ -497,16 +497,15 @@ static void cfg_parse(char *s)
 				if (!sink_baud(cfg_baud = num(eq + 1, 0)))
 					bad(tok, "not a speed termios knows (9600 ... 4000000)");
 			} else if (!strcmp(tok, "listen")) {
-				char *v = eq + 1, *c = xstrrchr(v, ':');
-				unsigned long long port = c ? num(c + 1, 0) : 0;
+				u64 sa[16];	/* a struct sockaddr_un */
+				unsigned len;
 
 				*eq = '=';
 				if (!CFG_LISTEN)
 					bad(tok, "pulled dumps are not built in (CONFIG_LISTEN)");
-				if (*v == '@' ? !v[1] || strlen(v) > 100 :
-				    !c || span(v, "0123456789.", 1) != (size_t)(c - v) || !port || port > 65535)
+				if (sink_addr(eq + 1, sa, &len))
 					bad(tok, "listen=IPV4:PORT (127.0.0.1:9000, 0.0.0.0:9000) or listen=@NAME");
-				cfg_listen = v;
+				cfg_listen = eq + 1;
 			} else if (!strcmp(tok, "out")) {
 				*eq = '=';
 				if (!eq[1])

@@ -573,7 +573,7 @@ int dump(const char *why, int pull)
 	dumps++;
 	if (CFG_LISTEN && pull >= 0) {
 		fd = pull;
-		fmt(name, sizeof(name), "%s", why + 10);	/* "pulled by WHO" */
+		fmt(name, sizeof(name), "the connection");	/* why names it */
 	} else if (!sink_stream) {
 		if ((fd = open_dump_file(name)) < 0) {
 			msg("dump %d (%s): %s:", dumps, why, name);

@@ -33,7 +33,7 @@ static u64 tplo, tpn;
 void noid_init(void)
 {
 	u64 hi = 0;
-	int i, first = -1;
+	int i;
 
 	tplo = ~0ULL;
 	for (i = 0; i < nev; i++) {
@@ -50,19 +50,7 @@ void noid_init(void)
 		return;
 	tpn = hi - tplo + 1;
 	tptab = xmalloc(tpn * sizeof(*tptab));
-	for (i = 0; i < nev; i++) {
-		u16 *t = tptab + evs[i].attr.config - tplo;
-
-		if (evs[i].trip)
-			continue;
-		if (*t)		/* one tracepoint twice, other filters */
-			return;
-		*t = i + 1;
-		if (first < 0)
-			first = i;
-	}
-	noid_first = first;
-	lean_noid = 1;
+	lean_noid = !lean_retab();
 }
 
 u64 lean_type(const struct event *e)
@@ -192,15 +180,22 @@ size_t lean_expand(const struct rec_hdr *h, int ri, int cpu, unsigned char *o)
 	return r.size;
 }
 
-/* The events moved (some were dropped): the tracepoint table again. */
-void lean_retab(void)
+/* The tracepoint table, again after events were dropped: -1 if one
+ * tracepoint is there twice (other filters), which needs ids. */
+int lean_retab(void)
 {
 	int i;
 
 	memset(tptab, 0, tpn * sizeof(*tptab));
-	for (i = nev; i-- > 0;)
-		if (!evs[i].trip) {
-			tptab[evs[i].attr.config - tplo] = i + 1;
-			noid_first = i;
-		}
+	for (i = nev; i-- > 0;) {
+		u16 *t = tptab + evs[i].attr.config - tplo;
+
+		if (evs[i].trip)
+			continue;
+		if (*t)
+			return -1;
+		*t = i + 1;
+		noid_first = i;
+	}
+	return 0;
 }

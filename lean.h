@@ -8,7 +8,7 @@
 extern int lean_noid;		/* the kernel writes no ids (tracepoints only) */
 
 void noid_init(void);		/* before the events are opened */
-void lean_retab(void);		/* after events were dropped */
+int lean_retab(void);		/* after events were dropped; -1: a tracepoint twice */
 u64 lean_type(const struct event *e);	/* the sample_type the kernel writes */
 struct event *lean_ev(const u64 *a, const u64 *end);
 int rec_ok(const struct rec_hdr *h);	/* a copied record holds its layout */

@@ -330,39 +330,55 @@ void sink_final(void)
 	ofinal = 1;
 }
 
-/* ---- pulled dumps: listen=ADDR:PORT or listen=@NAME ----
- * Each connection gets one standalone stream, then is closed; one at a
+/* ---- pulled dumps: listen=IP:PORT or listen=@NAME ---- */
+
+/* listen='s address into sa (room for a struct sockaddr_un) and its
+ * length: "@NAME", or an IPv4 "a.b.c.d:port"; -1 if it is neither. */
+int sink_addr(const char *spec, void *sa, unsigned *len)
+{
+	union { struct sockaddr_in in; struct sockaddr_un un; } *a = sa;
+	const char *p = spec;
+	u8 *ip = (u8 *)&a->in.sin_addr;
+	char *e;
+	u64 v = 0;
+	int i;
+
+	memset(a, 0, sizeof(*a));
+	if (*spec == '@') {
+		if (!spec[1] || strlen(spec) > 100)
+			return -1;
+		a->un.sun_family = AF_UNIX;
+		*len = strlen(spec);	/* '@' stands for the leading NUL */
+		memcpy(a->un.sun_path + 1, spec + 1, *len - 1);
+		*len += offsetof(struct sockaddr_un, sun_path);
+		return 0;
+	}
+	for (i = 0; i < 5; i++, p = e + 1) {	/* four bytes, then the port */
+		v = xtou(p, &e, 10);
+		if (e == p || e - p > 5 || v > (i < 4 ? 255 : 65535) ||
+		    *e != (i < 3 ? '.' : i == 3 ? ':' : 0))
+			return -1;
+		if (i < 4)
+			ip[i] = v;
+	}
+	if (!v)
+		return -1;
+	a->in.sin_family = AF_INET;
+	a->in.sin_port = htons(v);
+	*len = sizeof(a->in);
+	return 0;
+}
+
+/* Each connection gets one standalone stream, then is closed; one at a
  * time. An abstract unix socket is anybody's to connect to: only root
- * and our own user are served. */
+ * and our own user are served. The address is checked already (cfg). */
 int sink_listen(const char *spec)
 {
-	union { struct sockaddr sa; struct sockaddr_in in; struct sockaddr_un un; } a;
-	socklen_t len;
-	int fd, one = 1, i;
+	union { struct sockaddr sa; struct sockaddr_un un; } a;
+	unsigned len;
+	int fd, one = 1;
 
-	memset(&a, 0, sizeof(a));
-	if (*spec == '@') {
-		a.un.sun_family = AF_UNIX;
-		len = strlen(spec);	/* '@' stands for the leading NUL */
-		memcpy(a.un.sun_path + 1, spec + 1, len - 1);
-		len += offsetof(struct sockaddr_un, sun_path);
-	} else {		/* a.b.c.d:port, checked by cfg */
-		const char *p = spec;
-		u8 *ip = (u8 *)&a.in.sin_addr;
-
-		for (i = 0; i < 4; i++) {
-			char *e;
-			u64 v = xtou(p, &e, 10);
-
-			if (e == p || v > 255 || *e != (i < 3 ? '.' : ':'))
-				die(2, "config: listen=%s: not an IPv4 address and port", spec);
-			ip[i] = v;
-			p = e + 1;
-		}
-		a.in.sin_family = AF_INET;
-		a.in.sin_port = htons(xtou(p, 0, 10));
-		len = sizeof(a.in);
-	}
+	sink_addr(spec, &a, &len);
 	fd = socket(a.sa.sa_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		die(1, "listen=%s: socket:", spec);

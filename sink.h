@@ -19,6 +19,7 @@ void sink_restore(void);	/* a tty's settings as we found them */
 void sink_signals(int sfd);
 void sink_final(void);
 /* Pulled dumps (listen=), and requests on a tty sink ("DUMP\n"). */
+int sink_addr(const char *spec, void *sa, unsigned *len);	/* 0, or -1: not one */
 int sink_listen(const char *spec);
 int sink_accept(int lfd, char *who, size_t n);
 void sink_hangup(int fd);

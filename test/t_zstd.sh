@@ -9,6 +9,10 @@ if ! command -v zstd >/dev/null; then
 	fail "zstd: the zstd tool, the judge, is not installed"
 else
 	zstop() { local p; for p in $WORKS; do kill $p 2>/dev/null; done; WORKS=; wait 2>/dev/null; }
+	zheader() {	# MODE FILE: the header names the compression
+		perf report --header-only -i "$2" 2>/dev/null | grep -q "^# compressed : Zstd" &&
+			pass "$1: the header says compressed: Zstd" || fail "$1: the header says compressed: Zstd"
+	}
 	w=zst$$; w=${w:0:14}
 	# 1. a stream of two dumps, with a workload in each
 	# (the default config, and a machine where processes come and go)
@@ -36,8 +40,7 @@ else
 		[ -n "${2:-}" ] && [ $(($1 * 3)) -le "$2" ] &&
 			pass "stream: dump 1 is at most a third: $1 of $2 bytes ($(($2 / $1)).$(($2 * 10 / $1 % 10))x)" ||
 			fail "stream: dump 1 is at most a third" "$(grep 'dump 1' "$T/z1.err")"
-		perf report --header-only -i "$T/z1.out" 2>/dev/null | grep -q "^# compressed : Zstd" &&
-			pass "stream: the header says compressed: Zstd" || fail "stream: the header says compressed: Zstd"
+		zheader stream "$T/z1.out"
 	else
 		fail "zstd stream: tracer records" "$(cat "$T/z1.err")"
 	fi
@@ -53,8 +56,7 @@ else
 		grep -q "sig=10 .*comm=$w " "$T/z2.s" && grep -q "^ *$w .*cpu-clock" "$T/z2.s" && [ ! -s "$T/z2.serr" ] &&
 			pass "file: perf decodes the workload's signal and samples, no complaint" ||
 			fail "file: perf decodes the workload" "$(head -c 300 "$T/z2.serr")"
-		perf report --header-only -i "$T/z2.data" 2>/dev/null | grep -q "^# compressed : Zstd" &&
-			pass "file: the header says compressed: Zstd" || fail "file: the header says compressed: Zstd"
+		zheader file "$T/z2.data"
 	else
 		fail "zstd file: tracer records" "$(cat "$T/z2.err")"
 	fi
