@@ -9,6 +9,7 @@
 #include <sys/mount.h>
 #include "config.h"
 #include "sink.h"
+#include "pull.h"
 #include "cfg.h"
 
 #define DEFAULT_HZ 99
@@ -20,7 +21,8 @@ char *tracefs;
 struct trip trips[16];
 int ntrip;
 unsigned long cfg_buf = 128 << 10;
-char *cfg_out, *cfg_listen;
+char *cfg_out, *cfg_listen, *cfg_key;
+static const char *listen_at;	/* listen='s token */
 u64 cfg_cpus[16];
 int cfg_stack, cfg_lean = 1, cfg_frame, cfg_zstd, cfg_trim;
 long cfg_baud, cfg_dumps, cfg_procs = PROCS_DEFAULT;
@@ -407,6 +409,35 @@ static void cfg_tripwire(char *tok, char *v)
 	cfg_trip = 0;
 }
 
+/* A key's number from lo to hi, or the config error why (one that
+ * would wrap, 18446744073709551617, is too big, not 1). */
+static long num_in(const char *tok, const char *s, long lo, long hi, const char *why)
+{
+	unsigned long long v = num(s, 0);
+
+	if ((!v && strcmp(s, "0")) || v < (unsigned long long)lo || v > (unsigned long long)hi)
+		bad(tok, why);
+	return v;
+}
+
+/* Each key once: a second listen= or buf= is a mistake, not an
+ * override (trip= is the one that repeats). */
+static void key_once(const char *key)
+{
+	static const char keys[] = "buf\0cpus\0after\0holdoff\0count\0dumps\0procs\0"
+				   "frame\0baud\0listen\0out\0key\0";
+	static unsigned seen;
+	const char *k;
+	int i;
+
+	for (i = 0, k = keys; *k; k += strlen(k) + 1, i++)
+		if (!strcmp(k, key)) {
+			if (seen >> i & 1)
+				bad(key, "given twice: each key once");
+			seen |= 1u << i;
+		}
+}
+
 static void cfg_parse(char *s)
 {
 	char *p = s;
@@ -438,6 +469,7 @@ static void cfg_parse(char *s)
 			cfg_zstd = 1;
 		} else if (eq && eq < tok + span(tok, ":/", 0)) {
 			*eq = 0;
+			key_once(tok);
 			if (!strcmp(tok, "buf")) {
 				unsigned long long v = num(eq + 1, 1);
 
@@ -474,15 +506,13 @@ static void cfg_parse(char *s)
 				*eq = '=';
 				if (!CFG_TRIPWIRE && g == &cfg_count)
 					bad(tok, "tripwires are not built in (CONFIG_TRIPWIRE)");
-				if ((*g = num(eq + 1, 0)) <= 0 || *g > 1000000000)
-					bad(tok, "a number from 1 to 1000000000");
+				*g = num_in(tok, eq + 1, 1, 1000000000, "a number from 1 to 1000000000");
 			} else if (!strcmp(tok, "procs")) {
 				*eq = '=';
 				if (!CFG_TRACK)
 					bad(tok, "the tracking ring is not built in (CONFIG_TRACK)");
-				if (((cfg_procs = num(eq + 1, 0)) <= 0 && strcmp(eq + 1, "0")) ||
-				    cfg_procs > PROCS_MAX)
-					bad(tok, "a number of processes up to " S(PROCS_MAX) "; procs=0 turns tracking off");
+				cfg_procs = num_in(tok, eq + 1, 0, PROCS_MAX,
+						   "a number of processes up to " S(PROCS_MAX) "; procs=0 turns tracking off");
 			} else if (!strcmp(tok, "frame")) {
 				*eq = '=';
 				if (!CFG_FRAME)
@@ -494,8 +524,9 @@ static void cfg_parse(char *s)
 				*eq = '=';
 				if (!CFG_SERIAL)
 					bad(tok, "serial output is not built in (CONFIG_SERIAL)");
-				if (!sink_baud(cfg_baud = num(eq + 1, 0)))
-					bad(tok, "not a speed termios knows (9600 ... 4000000)");
+#define BAUDS "not a speed termios knows (9600 ... 4000000)"
+				if (!sink_baud(cfg_baud = num_in(tok, eq + 1, 0, 4000000, BAUDS)))
+					bad(tok, BAUDS);
 			} else if (!strcmp(tok, "listen")) {
 				u64 sa[16];	/* a struct sockaddr_un */
 				unsigned len;
@@ -503,9 +534,19 @@ static void cfg_parse(char *s)
 				*eq = '=';
 				if (!CFG_LISTEN)
 					bad(tok, "pulled dumps are not built in (CONFIG_LISTEN)");
-				if (sink_addr(eq + 1, sa, &len))
+				if (pull_addr(eq + 1, sa, &len))
 					bad(tok, "listen=IPV4:PORT (127.0.0.1:9000, 0.0.0.0:9000) or listen=@NAME");
 				cfg_listen = eq + 1;
+				listen_at = tok;
+			} else if (!strcmp(tok, "key")) {
+				const char *why;
+
+				*eq = '=';
+				if (!CFG_LISTEN)
+					bad(tok, "pulled dumps are not built in (CONFIG_LISTEN)");
+				if ((why = pull_key(eq + 1)))
+					bad(tok, why);
+				cfg_key = eq + 1;
 			} else if (!strcmp(tok, "out")) {
 				*eq = '=';
 				if (!eq[1])
@@ -513,7 +554,7 @@ static void cfg_parse(char *s)
 				cfg_out = eq + 1;
 			} else {
 				*eq = '=';
-				bad(tok, "unknown key (buf= cpus= out= trip= after= holdoff= count= dumps= procs= frame= baud= listen=)");
+				bad(tok, "unknown key (buf= cpus= out= trip= after= holdoff= count= dumps= procs= frame= baud= listen= key=)");
 			}
 		} else {
 			cfg_event(tok, tok);
@@ -696,6 +737,12 @@ void cfg_load(char *config, char *out)
 	if (!tracefs && cfg_default)
 		msg("no tracefs: recording software events only");
 	cfg_parse(config);
+	/* A dump gives away kernel addresses and every process's maps: on
+	 * an address that others reach, only to whom knows the key. */
+	if (CFG_LISTEN && cfg_listen && !cfg_key && pull_open_addr(cfg_listen))
+		bad(listen_at, "others reach this address, and a dump holds kernel addresses and every "
+			       "process's maps: give key=FILE (its first line is a secret the client sends "
+			       "first), or listen on 127.0.0.1");
 	if (out)
 		cfg_out = out;
 	for (i = c = 0; i < nev; i++)

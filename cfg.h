@@ -47,7 +47,7 @@ extern char *tracefs;		/* mount point, or 0 */
 #define PROCS_MAX 32768
 #define PROCS_DEFAULT 1024
 extern unsigned long cfg_buf;
-extern char *cfg_out, *cfg_listen;
+extern char *cfg_out, *cfg_listen, *cfg_key;
 extern u64 cfg_cpus[16];	/* bitmap; empty: all online */
 extern int cfg_stack, cfg_lean, cfg_frame, cfg_zstd, cfg_trim;
 extern long cfg_baud, cfg_dumps, cfg_procs;

@@ -576,13 +576,14 @@ int dump(const char *why, int pull)
 		fmt(name, sizeof(name), "the connection");	/* why names it */
 	} else if (!sink_stream) {
 		if ((fd = open_dump_file(name)) < 0) {
-			msg("dump %d (%s): %s:", dumps, why, name);
+			msg(out_final ? "dump %d (%s): %s: the history is lost:" : "dump %d (%s): %s:", dumps, why, name);
 			return -1;
 		}
 		file_seq++;
 	} else if ((fd = sink_get()) < 0) {
 		msg("dump %d (%s): %s: %s", dumps, why, sink_name,
-		    errno == ENXIO ? "nobody reads it; recording goes on" : "can't open:");
+		    errno != ENXIO ? "can't open:" : out_final ? "nobody reads it; the history is lost" :
+		    "nobody reads it; recording goes on");
 		stream_started = 0;
 		return -1;
 	} else {
@@ -629,9 +630,10 @@ int dump(const char *why, int pull)
 		errno = err;
 		if (pull >= 0 && (err == EINTR || err == ETIMEDOUT))
 			msg("dump %d (%s): %s", dumps, why, err == EINTR ?
-			    "given up for a signal" : "given up: nothing read for 5 s");
+			    "given up for a signal, a tripwire or a request" : "given up: nothing read for 5 s");
 		else
-			msg("dump %d (%s): writing %s failed, recording goes on:", dumps, why, name);
+			msg(out_final ? "dump %d (%s): writing %s failed: the history is lost:" :
+			    "dump %d (%s): writing %s failed, recording goes on:", dumps, why, name);
 		return -1;
 	} else {
 		unsigned long used = 0, ev = 0, dr = 0;

@@ -43,7 +43,7 @@ static const u16 err_no[] = {
 	EPERM, ENOENT, EIO, ENXIO, E2BIG, EBADF, EAGAIN, ENOMEM, EACCES,
 	EBUSY, EEXIST, ENODEV, ENOTDIR, EISDIR, EINVAL, EMFILE, ENOTTY,
 	EFBIG, ENOSPC, EROFS, EPIPE, ENAMETOOLONG, ENOSYS, EOPNOTSUPP,
-	ECONNRESET, ENOTCONN, EDQUOT, EINTR, ESRCH,
+	ECONNRESET, ENOTCONN, EDQUOT, EINTR, ESRCH, EADDRINUSE, EADDRNOTAVAIL,
 };
 static const char err_str[] =
 	"Operation not permitted\0No such file or directory\0I/O error\0"
@@ -54,7 +54,8 @@ static const char err_str[] =
 	"File too large\0No space left on device\0Read-only file system\0"
 	"Broken pipe\0Filename too long\0Function not implemented\0"
 	"Not supported\0Connection reset by peer\0Socket not connected\0"
-	"Quota exceeded\0Interrupted system call\0No such process";
+	"Quota exceeded\0Interrupted system call\0No such process\0"
+	"Address in use\0Address not available";
 
 static char *err_fmt(char *p, char *e, int err)
 {
@@ -237,7 +238,8 @@ u64 xtou(const char *s, char **end, int base)
 
 		if (d >= base)
 			break;
-		v = v * base + d;
+		/* past 2^64: the largest, never a wrap, so bounds catch it */
+		v = v > (~0ULL - d) / base ? ~0ULL : v * base + d;
 	}
 	if (end)
 		*end = (char *)s;
@@ -377,8 +379,8 @@ unsigned long long num(const char *s, int suffix)
 
 	if (*s < '0' || *s > '9')
 		return 0;
-	for (; *s >= '0' && *s <= '9'; s++)
-		if ((v = v * 10 + (*s - '0')) > 1ULL << 62)
+	for (; *s >= '0' && *s <= '9'; s++)	/* checked before it can wrap */
+		if (v > (1ULL << 62) / 10 || (v = v * 10 + (*s - '0')) > 1ULL << 62)
 			return 0;
 	if (suffix && *s && !s[1]) {
 		const char *u = xstrchr("kKmMgG", *s);

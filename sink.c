@@ -5,14 +5,12 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <signal.h>
 #include <string.h>
 #include <unistd.h>
 #include <termios.h>
 #include <stddef.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/un.h>
-#include <netinet/in.h>
 #include "config.h"
 #include "ring.h"
 #include "frame.h"
@@ -32,7 +30,10 @@ static int sink_fifo;	/* reopened for each new reader */
 static const char *opath;	/* this dump's file: removed if cut short */
 static char obuf[(1 << 16) + 64];	/* + what out_room may add to a record */
 static size_t olen;
-static int ofd, oerr, ofinal, osfd = -1, oframe, oyield, odump;
+static int ofd, oerr, osfd = -1, oframe, oyield, odump, ny;
+static struct pollfd *ypoll;
+static u64 yuntil;
+int out_final;
 static size_t ochunk;
 static u64 ot0, otick, owritten, ohint;
 u64 out_pos;
@@ -46,6 +47,31 @@ void sink_restore(void)
 		tcsetattr(tio_fd, TCSANOW, &tio_saved);
 }
 
+/* A pulled dump waits for room, and gives way at once to what the loop
+ * has to do (a signal, a tripwire, a request, a post-trigger dump's
+ * time): 0 when there is room, else 1 and oerr says why (EINTR; or
+ * ETIMEDOUT: 5 s without room). */
+static int sink_wait(void)
+{
+	u64 now = now_us();
+	int i, ms = 5000;
+
+	if (yuntil && (yuntil <= now || (yuntil - now) / 1000 + 1 < (u64)ms))
+		ms = yuntil <= now ? 0 : (yuntil - now) / 1000 + 1;
+	ypoll[0] = (struct pollfd){ ofd, POLLOUT, 0 };
+	i = poll(ypoll, ny, ms);
+	if (i < 0)
+		return 0;
+	for (i = 1; i < ny; i++)
+		if (ypoll[i].revents)
+			break;
+	if (i < ny || (yuntil && now_us() >= yuntil))
+		oerr = EINTR;
+	else if (!ypoll[0].revents)
+		oerr = ETIMEDOUT;	/* a pulled dump nobody reads */
+	return oerr != 0;
+}
+
 void sink_write(const char *p, size_t n)
 {
 	while (n && !oerr) {
@@ -53,21 +79,19 @@ void sink_write(const char *p, size_t n)
 		ssize_t w;
 		u64 t;
 
-		int r = poll(pf, 1 + ((ofinal || oyield) && osfd >= 0), oyield ? 5000 : -1);
-
-		if (r <= 0) {
-			if (!r)		/* a pulled dump nobody reads */
-				oerr = ETIMEDOUT;
-			continue;
-		}
-		if (pf[1].revents && oyield) {
-			oerr = EINTR;	/* a signal: read in the loop, not here */
+		if (oyield && sink_wait())
 			break;
-		}
-		if (pf[1].revents) {
+		if (!oyield && poll(pf, 1 + (out_final && osfd >= 0), -1) <= 0)
+			continue;
+		if (!oyield && pf[1].revents) {
 			u32 si[32] = { 0 };	/* struct signalfd_siginfo */
 
+			/* Only a second ending signal ends the final dump:
+			 * timeout(1) and service managers send SIGCONT after
+			 * SIGTERM, and USR1, USR2 and CONT end nothing. */
 			read(osfd, si, sizeof(si));
+			if (si[0] == SIGCONT || si[0] == SIGUSR1 || si[0] == SIGUSR2)
+				continue;
 			msg("%s: exiting before the final dump is written%s", sig_name(si[0]),
 			    opath ? "; its file is removed" : "");
 			if (opath)
@@ -318,113 +342,17 @@ void sink_open(const char *out, int frame, long speed)
 	}
 }
 
-/* The signalfd: a pulled dump gives way to a signal, and during the
- * final dump a second one exits. */
+/* The signalfd: during the final dump a second ending signal exits. */
 void sink_signals(int sfd)
 {
 	osfd = sfd;
 }
 
-void sink_final(void)
+/* What a pulled dump gives way to: p[1..n) (p[0] is ours, for the
+ * output), and the time until (us, 0: none). */
+void sink_yield(struct pollfd *p, int n, u64 until)
 {
-	ofinal = 1;
-}
-
-/* ---- pulled dumps: listen=IP:PORT or listen=@NAME ---- */
-
-/* listen='s address into sa (room for a struct sockaddr_un) and its
- * length: "@NAME", or an IPv4 "a.b.c.d:port"; -1 if it is neither. */
-int sink_addr(const char *spec, void *sa, unsigned *len)
-{
-	union { struct sockaddr_in in; struct sockaddr_un un; } *a = sa;
-	const char *p = spec;
-	u8 *ip = (u8 *)&a->in.sin_addr;
-	char *e;
-	u64 v = 0;
-	int i;
-
-	memset(a, 0, sizeof(*a));
-	if (*spec == '@') {
-		if (!spec[1] || strlen(spec) > 100)
-			return -1;
-		a->un.sun_family = AF_UNIX;
-		*len = strlen(spec);	/* '@' stands for the leading NUL */
-		memcpy(a->un.sun_path + 1, spec + 1, *len - 1);
-		*len += offsetof(struct sockaddr_un, sun_path);
-		return 0;
-	}
-	for (i = 0; i < 5; i++, p = e + 1) {	/* four bytes, then the port */
-		v = xtou(p, &e, 10);
-		if (e == p || e - p > 5 || v > (i < 4 ? 255 : 65535) ||
-		    *e != (i < 3 ? '.' : i == 3 ? ':' : 0))
-			return -1;
-		if (i < 4)
-			ip[i] = v;
-	}
-	if (!v)
-		return -1;
-	a->in.sin_family = AF_INET;
-	a->in.sin_port = htons(v);
-	*len = sizeof(a->in);
-	return 0;
-}
-
-/* Each connection gets one standalone stream, then is closed; one at a
- * time. An abstract unix socket is anybody's to connect to: only root
- * and our own user are served. The address is checked already (cfg). */
-int sink_listen(const char *spec)
-{
-	union { struct sockaddr sa; struct sockaddr_un un; } a;
-	unsigned len;
-	int fd, one = 1;
-
-	sink_addr(spec, &a, &len);
-	fd = socket(a.sa.sa_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		die(1, "listen=%s: socket:", spec);
-	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	if (bind(fd, &a.sa, len) || listen(fd, 4))
-		die(1, "listen=%s:", spec);
-	return fd;
-}
-
-/* A connection, who it is from in who[], or -1. */
-int sink_accept(int lfd, char *who, size_t n)
-{
-	union { struct sockaddr sa; struct sockaddr_in in; } a;
-	socklen_t len = sizeof(a);
-	int fd = accept4(lfd, &a.sa, &len, SOCK_NONBLOCK | SOCK_CLOEXEC);
-
-	if (fd < 0)
-		return -1;
-	if (a.sa.sa_family == AF_UNIX) {
-		u32 cr[3];	/* struct ucred: pid, uid, gid */
-		socklen_t cl = sizeof(cr);
-
-		if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, cr, &cl) || (cr[1] && cr[1] != geteuid())) {
-			msg("listen: pid %u of uid %u may not pull a dump: not root, not us", cr[0], cr[1]);
-			close(fd);
-			return -1;
-		}
-		fmt(who, n, "pid %u", cr[0]);
-	} else {
-		const u8 *ip = (const u8 *)&a.in.sin_addr;
-
-		fmt(who, n, "%u.%u.%u.%u:%u", ip[0], ip[1], ip[2], ip[3], ntohs(a.in.sin_port));
-	}
-	return fd;
-}
-
-/* A pulled dump is out: what the client sent is read, so that closing
- * does not reset the connection before it has read the end. */
-void sink_hangup(int fd)
-{
-	char b[256];
-
-	shutdown(fd, SHUT_WR);
-	while (read(fd, b, sizeof(b)) > 0)
-		;
-	close(fd);
+	ypoll = p, ny = n, yuntil = until;
 }
 
 /* ---- requests on a serial line ----

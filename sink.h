@@ -2,6 +2,7 @@
 #ifndef SINK_H
 #define SINK_H
 
+#include <poll.h>
 #include <termios.h>
 #include "lib.h"
 
@@ -14,15 +15,14 @@ void sink_open(const char *out, int frame, long speed);
 int sink_get(void);		/* a stream's fd for a dump, or -1 */
 speed_t sink_baud(long b);	/* termios' speed for b, or 0 */
 void sink_restore(void);	/* a tty's settings as we found them */
-/* The signalfd, once: a pulled dump gives way to a signal; during the
- * final dump, a second signal (SIGINT) exits. */
+/* The signalfd, once: during the final dump (out_final set), a second
+ * ending signal (SIGINT, not SIGCONT) exits. */
 void sink_signals(int sfd);
-void sink_final(void);
-/* Pulled dumps (listen=), and requests on a tty sink ("DUMP\n"). */
-int sink_addr(const char *spec, void *sa, unsigned *len);	/* 0, or -1: not one */
-int sink_listen(const char *spec);
-int sink_accept(int lfd, char *who, size_t n);
-void sink_hangup(int fd);
+extern int out_final;
+/* What a pulled dump (OUT_YIELD) gives way to: p[1..n) readable, or
+ * the time until (us; 0: none). p[0] is the sink's own. */
+void sink_yield(struct pollfd *p, int n, u64 until);
+/* Requests on a tty sink ("DUMP\n"). */
 int sink_request(void);
 extern int sink_tty;		/* the stream is a tty: requests come on it */
 

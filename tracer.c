@@ -25,6 +25,7 @@
 #include "config.h"
 #include "frame.h"
 #include "sink.h"
+#include "pull.h"
 #include "cfg.h"
 #include "perfdata.h"
 #include "track.h"
@@ -34,22 +35,28 @@
 
 static void trip_rec(const struct rec_hdr *h, void *ctx);
 static int draining, lfd = -1;
+static u64 deadline;	/* of the post-trigger dump */
 
 /* A dump, and the exit once it is the last that dumps= asks for: 0 if
  * that one was written, 1 if not. Returns dump()'s answer. The tripwire
  * rings are read first: their hits belong in this dump, in time order,
- * and count without dumping again. */
+ * and count without dumping again (a pull is no such dump). */
 static int dump_now(const char *why, int pull)
 {
+	static int made;	/* dumps= counts the sink's, not pulls */
 	int r, i;
 
-	draining = 1;
+	/* Before a pull, a hit dumps to the sink first. */
+	draining = pull < 0;
 	for (i = 0; ntrip && i < nring; i++)
 		ring_read(trings + i, trip_rec, 0);
 	draining = 0;
 	r = dump(why, pull);
+	/* A pull gave way to a hit, whose wake-up its poll took: read now. */
+	for (i = 0; ntrip && pull >= 0 && i < nring; i++)
+		ring_read(trings + i, trip_rec, 0);
 
-	if (cfg_dumps && dumps >= cfg_dumps) {
+	if (cfg_dumps && pull < 0 && ++made >= cfg_dumps) {
 		msg("made dumps=%d, exiting", (int)cfg_dumps);
 		sink_restore();
 		exit(!!r);
@@ -59,7 +66,6 @@ static int dump_now(const char *why, int pull)
 
 /* ---- tripwires ---- */
 
-static u64 deadline;	/* of the post-trigger dump */
 static char reason[128];
 
 /* Where a tracepoint has a fixed "char comm[16]" field, or -1. */
@@ -172,18 +178,22 @@ static const unsigned char endsig[] = {
 	SIGVTALRM, SIGPROF, SIGXCPU, SIGIO, SIGPWR,
 };
 
-/* What the loop sleeps on: the signalfd, CPU hotplug, listen=, a tty
- * sink's requests, the tripwire rings (from 4 to *nt), the tracking
- * rings (to the count returned). Again after a CPU came back, whose
- * rings have new fds. */
+/* What the loop sleeps on: the signalfd, CPU hotplug, listen= and the
+ * connections that wait (PULL_PEND), a tty sink's requests, the
+ * tripwire rings (from P_TTY + 1 to *nt), the tracking rings (to the
+ * count returned). Again after a CPU came back, whose rings have new
+ * fds. */
+#define P_PULL 2
+#define P_TTY (P_PULL + 1 + PULL_PEND)
 static int poll_fds(struct pollfd *p, int sfd, int hfd, int *nt)
 {
-	int i, n = 4;
+	int i, n = P_TTY + 1;
 
 	p[0].fd = sfd;
 	p[1].fd = hfd;
-	p[2].fd = lfd;
-	p[3].fd = CFG_SERIAL && sink_tty ? sink_fd : -1;
+	for (i = P_PULL; i < P_TTY; i++)
+		p[i].fd = -1;
+	p[P_TTY].fd = CFG_SERIAL && sink_tty ? sink_fd : -1;
 	for (i = 0; ntrip && i < nring; i++)
 		p[n++].fd = trings[i].fd;
 	*nt = n;
@@ -195,22 +205,63 @@ static int poll_fds(struct pollfd *p, int sfd, int hfd, int *nt)
 	return n;
 }
 
-/* Sleep in one poll, with a timeout only while a post-trigger dump is
- * pending. */
+/* A pulled dump gives way at once to what would dump to the sink: a
+ * signal, a tty's request, a tripwire's ring, the post-trigger time. */
+static void pull_serve(int c, const char *who, const struct pollfd *p, int nt)
+{
+	static struct pollfd *y;
+	char why[80];
+	int i, n = 1;
+
+	if (!y)
+		y = xmalloc((3 + nmax) * sizeof(*y));
+	y[n++] = p[0];
+	y[n++] = p[P_TTY];
+	for (i = P_TTY + 1; i < nt; i++)
+		y[n++] = p[i];
+	sink_yield(y, n, deadline);
+	fmt(why, sizeof(why), "pulled by %s", who);
+	dump_now(why, c);
+	pull_hangup(c);
+}
+
+static int min_ms(int a, int b)
+{
+	return a < 0 || (b >= 0 && b < a) ? b : a;
+}
+
+/* Sleep in one poll, with a timeout only while a post-trigger dump, a
+ * connection or a rate-limited request is pending. */
 static int loop(int sfd)
 {
-	struct pollfd *p = xmalloc((4 + 2 * nmax) * sizeof(*p));
-	int i, nt, hfd = dump_hotplug_fd(), n = poll_fds(p, sfd, hfd, &nt);
+	struct pollfd *p = xmalloc((P_TTY + 1 + 2 * nmax) * sizeof(*p));
+	int i, nt, asked = 0, hfd = dump_hotplug_fd(), n = poll_fds(p, sfd, hfd, &nt), pwait = -1;
+	char where[80] = "";
+	u64 req_rate = 0;
 
-	msg("recording %d events on %d CPUs, %L KiB per CPU%s; pid %d: SIGUSR2 dumps, SIGINT dumps and exits",
-	    nev, nring, (u64)cfg_buf >> 10, lean_noid ? " (tracepoints only: no ids)" : "", (int)getpid());
+	if (CFG_LISTEN && lfd >= 0)
+		fmt(where, sizeof(where), "; listening on %s%s", cfg_listen,
+		    cfg_key ? " (key=)" : "");
+	msg("recording %d events on %d CPUs, %L KiB per CPU%s; pid %d: SIGUSR2 dumps, SIGINT dumps and exits%s",
+	    nev, nring, (u64)cfg_buf >> 10, lean_noid ? " (tracepoints only: no ids)" : "", (int)getpid(), where);
 	for (;;) {
 		struct signalfd_siginfo si;
-		int timeout = -1;
+		int timeout = pwait, w;
 		u64 now = now_us();
 
+		if (CFG_LISTEN && lfd >= 0)
+			pull_fds(p + P_PULL);
 		if (deadline)
-			timeout = now >= deadline ? 0 : (deadline - now + 999) / 1000;
+			timeout = min_ms(timeout, now >= deadline ? 0 : (deadline - now + 999) / 1000);
+		/* A request on the line: at most the pulls' rate; those that
+		 * come meanwhile are one dump, when the limit allows. */
+		if (asked && !(w = pull_rate(&req_rate, now))) {
+			asked = 0;
+			dump_now("asked on the line", -1);
+			continue;
+		}
+		if (asked)
+			timeout = min_ms(timeout, w);
 		if (poll(p, n, timeout) < 0)
 			continue;
 		/* Signals first: a tripwire storm must not keep them waiting. */
@@ -224,9 +275,9 @@ static int loop(int sfd)
 					msg(si.ssi_signo == SIGUSR1 ? "recording off (SIGCONT turns it on)" : "recording on");
 			} else {
 				/* Every other signal that ends us: the final dump;
-				 * a second signal ends it at once. 1 if it failed. */
+				 * a second one ends it at once. 1 if it failed. */
 				msg("%s: the final dump", sig_name(si.ssi_signo));
-				sink_final();
+				out_final = 1;
 				return dump_now("exit", -1) ? 1 : 0;
 			}
 		}
@@ -234,24 +285,23 @@ static int loop(int sfd)
 			deadline = 0;
 			dump_now(reason, -1);
 		}
-		if (CFG_LISTEN && p[2].revents) {
-			char who[80] = "pulled by ";
-			int c = sink_accept(lfd, who + 10, sizeof(who) - 10);
-
-			if (c >= 0) {
-				dump_now(who, c);
-				sink_hangup(c);
-			}
-		}
-		if (CFG_SERIAL && p[3].revents && (i = sink_request())) {
+		if (CFG_SERIAL && p[P_TTY].revents && (i = sink_request())) {
 			if (i > 0)
-				dump_now("asked on the line", -1);
+				asked = 1;	/* dumped at the top */
 			else
-				p[3].fd = -1;	/* hung up: no more requests */
+				p[P_TTY].fd = -1;	/* hung up: no more requests */
 		}
-		for (i = 4; i < nt; i++)
+		for (i = P_TTY + 1; i < nt; i++)
 			if (p[i].revents)
-				ring_read(trings + i - 4, trip_rec, 0);
+				ring_read(trings + i - P_TTY - 1, trip_rec, 0);
+		/* Pulls last: whatever dumps to the sink has gone first. */
+		if (CFG_LISTEN && lfd >= 0) {
+			char who[48];
+			int c = pull_step(p + P_PULL, who, sizeof(who), &pwait);
+
+			if (c >= 0)
+				pull_serve(c, who, p, nt);
+		}
 		for (i = nt; CFG_TRACK && i < n; i++)
 			if (p[i].revents) {
 				track_read();	/* all of them, in one batch */
@@ -321,8 +371,17 @@ int main(int argc, char **argv)
 	char *config = 0, *out = 0;
 	sigset_t set;
 	u64 possible[16];
-	int i, c, sfd, ncpu = 0, extract = 0, sel = 0;
+	int i, c, sfd, ncpu = 0, extract = 0, sel = 0, shut = 0;
 
+	/* Descriptors 0-2 that an init script or a daemon left closed are
+	 * /dev/null before anything is opened: else the signalfd would
+	 * take fd 1, and the dumps would go into it. */
+	for (i = 0; i < 3; i++)
+		if (fcntl(i, F_GETFD) < 0) {
+			shut |= 1 << i;
+			if (open("/dev/null", O_RDWR) != i)
+				die(1, "fd %d is closed, and /dev/null:", i);
+		}
 	for (i = 1; i < argc && argv[i][0] == '-' && argv[i][1]; i++) {
 		char *a = argv[i] + 1, *arg;
 
@@ -344,8 +403,9 @@ int main(int argc, char **argv)
 				config = cfg_file(arg);
 				break;
 			case 'n':
-				if (!(sel = num(arg, 0)) || sel < 0)
+				if (!num(arg, 0) || num(arg, 0) > 1000000000)
 					die(2, "-n %s: a dump number from 1", arg);
+				sel = num(arg, 0);
 				break;
 			case 'l':
 				if (!CFG_LIST)
@@ -375,6 +435,8 @@ int main(int argc, char **argv)
 		/* A copy: parsing cuts it up, and ps shows argv. */
 		config = xstrdup(argv[i]);
 	}
+	if (shut & 2 && !out && extract)
+		die(2, "stdout is closed: give -o FILE");
 	if (extract)
 		return frame_extract(sel, out);
 
@@ -398,6 +460,8 @@ int main(int argc, char **argv)
 		die(1, "signalfd:");
 
 	cfg_load(config, out);
+	if (shut & 2 && !cfg_out)
+		die(2, "stdout is closed, and it is where dumps go without -o: give -o FILE (or out=)");
 	/* Read now, not at a hit: where a tripwire's tracepoint has a comm. */
 	for (i = 0; i < nev; i++)
 		if (CFG_TRIPWIRE && evs[i].trip && evs[i].attr.type == TYPE_TRACEPOINT)
@@ -405,7 +469,7 @@ int main(int argc, char **argv)
 	sink_open(cfg_out, cfg_frame, cfg_baud);
 	sink_signals(sfd);
 	if (CFG_LISTEN && cfg_listen)
-		lfd = sink_listen(cfg_listen);
+		lfd = pull_listen(cfg_listen);
 	dump_init();
 	if (CFG_ZSTD && cfg_zstd)
 		zstd_init();

@@ -106,11 +106,13 @@ pkgs=
 command -v perf >/dev/null || pkgs="$pkgs linux-perf"
 command -v musl-gcc >/dev/null || pkgs="$pkgs musl-tools"
 command -v gcc >/dev/null || pkgs="$pkgs gcc"
+[ -e /usr/include/stdio.h ] || pkgs="$pkgs libc6-dev"	# gcc only recommends it
 command -v python3 >/dev/null || pkgs="$pkgs python3"
+APT_INSTALL=(apt-get install -y -q --no-install-recommends -o DPkg::Lock::Timeout=300 -o Acquire::Retries=3)
 if [ -n "$pkgs" ]; then
 	log "apt-get install$pkgs"
-	DEBIAN_FRONTEND=noninteractive apt-get install -y -q $pkgs >"$T/apt.log" 2>&1 ||
-		{ apt-get update -qq >/dev/null 2>&1; DEBIAN_FRONTEND=noninteractive apt-get install -y -q $pkgs >"$T/apt.log" 2>&1; } ||
+	DEBIAN_FRONTEND=noninteractive "${APT_INSTALL[@]}" $pkgs >"$T/apt.log" 2>&1 ||
+		{ apt-get update -qq >/dev/null 2>&1; DEBIAN_FRONTEND=noninteractive "${APT_INSTALL[@]}" $pkgs >"$T/apt.log" 2>&1; } ||
 		log "apt-get failed: $(tail -2 "$T/apt.log")"
 fi
 HAVE_PERF=0

@@ -51,16 +51,21 @@ probe() {
 	printf '#include <stddef.h>\n#include <stdint.h>\nint LLVMFuzzerTestOneInput(const uint8_t *d, size_t n) { return 0; }\n' >"$B/probe.c"
 	clang -fsanitize=fuzzer,address,undefined -o "$B/probe" "$B/probe.c" >"$B/probe.log" 2>&1
 }
+# No recommends (llvm-N-dev and the rest); libFuzzer and the sanitizer
+# runtimes are libclang-rt-N-dev, which clang only recommends: named here,
+# N from the clang there is or the one apt would install.
+APT_INSTALL=(apt-get install -y -q --no-install-recommends -o DPkg::Lock::Timeout=300 -o Acquire::Retries=3)
 if ! probe; then
 	pkgs=clang
 	v=$(clang --version 2>/dev/null | sed -n 's/.*clang version \([0-9]*\).*/\1/p' | head -1)
+	[ -n "$v" ] || v=$(apt-cache show --no-all-versions clang 2>/dev/null | sed -n 's/^Depends:.*clang-\([0-9][0-9]*\).*/\1/p' | head -1)
 	[ -n "$v" ] && pkgs="clang libclang-rt-$v-dev"
 	echo "fuzz: installing $pkgs" >&2
-	{ DEBIAN_FRONTEND=noninteractive apt-get install -y -q $pkgs ||
-	  { apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q $pkgs; }; } >"$B/apt.log" 2>&1
+	{ DEBIAN_FRONTEND=noninteractive "${APT_INSTALL[@]}" $pkgs ||
+	  { apt-get update -q && DEBIAN_FRONTEND=noninteractive "${APT_INSTALL[@]}" $pkgs; }; } >"$B/apt.log" 2>&1
 	if ! probe; then
 		v=$(clang --version 2>/dev/null | sed -n 's/.*clang version \([0-9]*\).*/\1/p' | head -1)
-		[ -n "$v" ] && DEBIAN_FRONTEND=noninteractive apt-get install -y -q "libclang-rt-$v-dev" >>"$B/apt.log" 2>&1
+		[ -n "$v" ] && DEBIAN_FRONTEND=noninteractive "${APT_INSTALL[@]}" "libclang-rt-$v-dev" >>"$B/apt.log" 2>&1
 		probe || { echo "fuzz: no clang with libFuzzer (apt-get install clang failed: $(tail -1 "$B/apt.log"))"; exit 77; }
 	fi
 fi
@@ -86,7 +91,7 @@ for l in $LAYERS; do
 done
 # f_zstd checks the encoder with libzstd
 case " $TARGETS " in *" zstd "*)
-	[ -e /usr/include/zstd.h ] || DEBIAN_FRONTEND=noninteractive apt-get install -y -q libzstd-dev >>"$B/apt.log" 2>&1 ||
+	[ -e /usr/include/zstd.h ] || DEBIAN_FRONTEND=noninteractive "${APT_INSTALL[@]}" libzstd-dev >>"$B/apt.log" 2>&1 ||
 		{ echo "fuzz: no libzstd-dev for f_zstd"; exit 2; } ;;
 esac
 # Each harness includes the file under test (to reach its statics) and

@@ -50,12 +50,16 @@ need_root() {
 	[ "$(id -u)" = 0 ] || die_setup "the tests open system-wide perf events: run as root"
 }
 
-# Host perf is the judge; musl builds the binary.
+# Host perf is the judge; musl builds the binary. No recommends: they
+# are what pulled in Qt, GTK, Mesa and LLVM; what a test needs of a
+# package's recommends is named here (gcc's libc6-dev: test/work.c).
+APT_INSTALL=(apt-get install -y -q --no-install-recommends -o DPkg::Lock::Timeout=300 -o Acquire::Retries=3)
 need_tools() {
 	local pkgs=
 	command -v perf >/dev/null || pkgs="$pkgs linux-perf"
 	command -v musl-gcc >/dev/null || pkgs="$pkgs musl-tools"
 	command -v gcc >/dev/null || pkgs="$pkgs gcc"
+	[ -e /usr/include/stdio.h ] || pkgs="$pkgs libc6-dev"
 	command -v file >/dev/null || pkgs="$pkgs file"
 	command -v kconfig-conf >/dev/null || pkgs="$pkgs kconfig-frontends"
 	command -v socat >/dev/null || pkgs="$pkgs socat"
@@ -63,8 +67,11 @@ need_tools() {
 	command -v picocom >/dev/null || pkgs="$pkgs picocom"
 	command -v python3 >/dev/null || pkgs="$pkgs python3"
 	command -v zstd >/dev/null || pkgs="$pkgs zstd"
-	[ -z "$pkgs" ] || DEBIAN_FRONTEND=noninteractive apt-get install -y -q $pkgs >/dev/null ||
-		die_setup "apt-get install$pkgs failed"
+	command -v pgrep >/dev/null || pkgs="$pkgs procps"
+	command -v ip >/dev/null || pkgs="$pkgs iproute2"
+	[ -z "$pkgs" ] || DEBIAN_FRONTEND=noninteractive "${APT_INSTALL[@]}" $pkgs >"$T/apt.log" 2>&1 ||
+		{ apt-get update -qq >/dev/null 2>&1; DEBIAN_FRONTEND=noninteractive "${APT_INSTALL[@]}" $pkgs >"$T/apt.log" 2>&1; } ||
+		die_setup "apt-get install$pkgs failed: $(tail -3 "$T/apt.log")"
 	# the reader matrix of t_readers.sh; a reader that fails shows up
 	# there as a SKIP with this log's reason
 	test/setup-readers.sh all >"$T/readers.log" 2>&1 || echo "setup-readers failed: $(cat "$T/readers.log")"
@@ -108,6 +115,14 @@ wait_line() {
 	done
 	echo "no '$2' in $1.err: $(cat "$1.err")"
 	return 1
+}
+
+# wait_rc PID SECONDS: RC is its exit status, or "hung" (then it is killed)
+wait_rc() {
+	local i
+	for i in $(seq $(($2 * 10))); do kill -0 $1 2>/dev/null || break; sleep 0.1; done
+	if kill -0 $1 2>/dev/null; then kill -9 $1; wait $1 2>/dev/null; RC=hung; return; fi
+	wait $1; RC=$?
 }
 
 # stop_tracer: SIGINT makes a final dump; returns tracer's exit code.
@@ -157,31 +172,72 @@ monotonic() {
 }
 
 # ---- the reader matrix: perf 6.1 (host), 6.12 (trixie), newest (sid) ----
-# readers_up DIR: READERS is "host" and each chroot (under $RCACHE) that
-# is built and runs perf; rperf VER ARGS... runs that version. A chroot
-# sees /proc, /sys (perf checks the kernel's build-id there) and DIR at
-# the same paths, so a dump's paths and the workload's binaries are the
-# same inside. The mounts live in a mount namespace of each perf run, so
-# they go with it: nothing to undo, and runs side by side never meet.
+# readers_up DIR LOG: READERS is "host" and each chroot (under $RCACHE)
+# that is built and runs perf, and a SKIP for each other one, naming what
+# failed: its line of LOG (test/setup-readers.sh's output), or the command
+# that runs perf in it and that command's error. rperf VER ARGS... runs
+# that version. A chroot sees /proc, /sys (perf checks the kernel's
+# build-id there) and DIR at the same paths, so a dump's paths and the
+# workload's binaries are the same inside. RMNT says how:
+#   ns    the mounts live in a private mount namespace of each perf run
+#         (unshare -m --propagation private), so they go with it: nothing
+#         to undo, and runs side by side never meet.
+#   bind  where that cannot be: unshare --propagation changes "/", which
+#         fails where / is no mount point (in a chroot). Then each run
+#         bind-mounts, runs perf and unmounts, holding $RCACHE/VER.lock so
+#         that runs side by side take turns.
 RCACHE=${TRACER_READERS_CACHE:-/var/cache/tracer-readers}
-READERS=host RBIND=
+READERS=host RBIND= RMNT=ns RWHY=
+
+# the chroot's side of rperf: sh -c RPERF_SH sh ROOT DIR ARGS...; in bind
+# mode (RMNT=bind in its environment) it undoes its mounts on the way out
+RPERF_SH='r=$1 d=$2; shift 2; u=
+	[ "$RMNT" = bind ] && trap '\''for m in $u; do umount "$r$m" 2>/dev/null || umount -l "$r$m"; done'\'' EXIT &&
+		trap "exit 130" INT TERM HUP
+	for m in /proc /sys "$d"; do
+		mount --bind "$m" "$r$m" || { echo "rperf: mount --bind $m $r$m failed" >&2; exit 125; }
+		u="$m $u"
+	done
+	[ "$RMNT" = bind ] || exec chroot "$r" perf "$@"
+	chroot "$r" perf "$@"'
 
 rperf() {
 	local v=$1; shift
 	if [ "$v" = host ]; then perf "$@"; return; fi
-	unshare -m --propagation private sh -c 'r=$1 d=$2; shift 2
-		for m in /proc /sys "$d"; do mount --bind "$m" "$r$m" || exit 125; done
-		exec chroot "$r" perf "$@"' sh "$RCACHE/$v" "$RBIND" "$@"
+	if [ "$RMNT" = ns ]; then
+		unshare -m --propagation private sh -c "$RPERF_SH" sh "$RCACHE/$v" "$RBIND" "$@"
+	else
+		RMNT=bind flock "$RCACHE/$v.lock" sh -c "$RPERF_SH" sh "$RCACHE/$v" "$RBIND" "$@"
+	fi
+}
+
+# rcmd VER: what rperf VER runs, for a SKIP
+rcmd() {
+	case $RMNT in
+	ns) echo "unshare -m --propagation private sh -c 'mount --bind M $RCACHE/$1M (M: /proc /sys $RBIND); chroot $RCACHE/$1 perf version'" ;;
+	*) echo "flock $RCACHE/$1.lock sh -c 'mount --bind M $RCACHE/$1M (M: /proc /sys $RBIND); chroot $RCACHE/$1 perf version; umount ...' (bind mounts here, as $RWHY)" ;;
+	esac
 }
 
 # rlabel VER: "6.1.187", "6.12.117", "7.2.13"
 rlabel() { rperf "$1" version 2>/dev/null | awk '{ print $3 }'; }
 
 readers_up() {
-	local s d
-	RBIND=$1
+	local s d e rc
+	RBIND=$1 RMNT=ns RWHY=
+	if ! e=$(unshare -m --propagation private true 2>&1); then
+		RMNT=bind RWHY="'unshare -m --propagation private true' failed: $e"
+		echo "readers: $RWHY; bind mounts around each perf run instead"
+	fi
 	for s in trixie sid; do
+		if [ ! -x "$RCACHE/$s/usr/bin/perf" ]; then
+			skip "reader matrix: perf of $s" "no chroot $RCACHE/$s: $(grep -m1 "^$s:" "$2" 2>/dev/null ||
+				echo "test/setup-readers.sh $s failed, and said nothing in ${2:-its log}")"
+			continue
+		fi
 		for d in /proc /sys "$RBIND"; do mkdir -p "$RCACHE/$s$d"; done
-		rperf $s version >/dev/null 2>&1 && READERS="$READERS $s"
+		e=$(rperf $s version 2>&1 >/dev/null); rc=$?
+		if [ $rc = 0 ]; then READERS="$READERS $s"
+		else skip "reader matrix: perf of $s" "$(rcmd $s): exit $rc: $(echo "$e" | tr -s '\n ' '  ')"; fi
 	done
 }

@@ -31,11 +31,11 @@ mirror() {
 
 # chroot_perf SUITE: $CACHE/SUITE with linux-perf installed.
 chroot_perf() {
-	local s=$1 d=$CACHE/$1 m
+	local s=$1 d=$CACHE/$1 m e
 	[ -x "$d/usr/bin/perf" ] && chroot "$d" perf version >/dev/null 2>&1 && return 0
 	command -v debootstrap >/dev/null ||
-		apt-get install "${APT[@]}" debootstrap >/dev/null 2>&1 ||
-		{ echo "$s: can't install debootstrap"; return 1; }
+		e=$(apt-get install "${APT[@]}" debootstrap 2>&1) ||
+		{ echo "$s: apt-get install debootstrap failed: $(echo "$e" | tail -1)"; return 1; }
 	m=$(mirror | head -1)
 	[ -n "$m" ] || { echo "$s: no Debian mirror in /etc/apt/sources.list*"; return 1; }
 	rm -rf "$d.new"
@@ -46,17 +46,17 @@ chroot_perf() {
 	chroot "$d.new" apt-get install "${APT[@]}" linux-perf >>"$CACHE/$s.log" 2>&1 ||
 		{ echo "$s: apt-get install linux-perf failed: $(tail -1 "$CACHE/$s.log")"; return 1; }
 	chroot "$d.new" apt-get clean
-	chroot "$d.new" perf version >/dev/null 2>&1 ||
-		{ echo "$s: perf does not run in the chroot"; return 1; }
+	e=$(chroot "$d.new" perf version 2>&1 >/dev/null) ||
+		{ echo "$s: perf does not run in the chroot: chroot $d.new perf version: $e"; return 1; }
 	rm -rf "$d" && mv "$d.new" "$d"
 }
 
 perfparser() {
-	local p=/usr/lib/x86_64-linux-gnu/libexec/hotspot-perfparser
+	local p=/usr/lib/x86_64-linux-gnu/libexec/hotspot-perfparser e
 	command -v hotspot-perfparser >/dev/null && return 0
-	[ -x "$p" ] || apt-get install "${APT[@]}" hotspot >/dev/null 2>&1 ||
-		{ apt-get update -qq >/dev/null 2>&1; apt-get install "${APT[@]}" hotspot >/dev/null 2>&1; } ||
-		{ echo "perfparser: apt-get install hotspot failed"; return 1; }
+	[ -x "$p" ] || e=$(apt-get install "${APT[@]}" hotspot 2>&1) ||
+		{ apt-get update -qq >/dev/null 2>&1; e=$(apt-get install "${APT[@]}" hotspot 2>&1); } ||
+		{ echo "perfparser: apt-get install hotspot failed: $(echo "$e" | tail -1)"; return 1; }
 	p=$(dpkg -L hotspot 2>/dev/null | grep -m1 '/hotspot-perfparser$')
 	[ -x "$p" ] || { echo "perfparser: hotspot has no hotspot-perfparser"; return 1; }
 	ln -sf "$p" /usr/local/bin/hotspot-perfparser

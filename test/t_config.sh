@@ -37,7 +37,26 @@ signal:signal_generate/sig==11|signal:signal_generate/sig==11
 signal:signal_generate/sig==11/x|signal:signal_generate/sig==11/x
 signal:signal_generate/nosuchfield==1/|signal:signal_generate/nosuchfield==1/
 sched:sched_switch;out=|out=
+sched:sched_switch trip=segv count=18446744073709551617|count=18446744073709551617
+dumps=18446744073709551617|dumps=18446744073709551617
+dumps=4294967297|dumps=4294967297
+procs=18446744073709551616|procs=18446744073709551616
+trip=segv,count=18446744073709551617|trip=segv,count=18446744073709551617
+baud=18446744073709666816|baud=18446744073709666816
+cpu-clock@18446744073709551617|cpu-clock@18446744073709551617
+cpus=18446744073709551616|cpus=18446744073709551616
+trip=segv after=18446744073709551617s|after=18446744073709551617s
+buf=18446744073709551617k|buf=18446744073709551617k
+buf=64k buf=128k|buf=128k
+listen=127.0.0.1:9 listen=127.0.0.1:10|listen=127.0.0.1:10
+dumps=1 dumps=2|dumps=2
+listen=0.0.0.0:9|listen=0.0.0.0:9
+listen=10.1.2.3:9|listen=10.1.2.3:9
+listen=127.0.0.1:9 key=/nonexistent|key=/nonexistent
 EOF2
+# -n that wraps is no dump number
+err=$("$TRACER" -x -n 18446744073709551617 </dev/null 2>&1 >/dev/null); rc=$?
+case "$rc:$err" in 2:*"-n 18446744073709551617"*) pass "-n too big: exit 2, named" ;; *) fail "-n too big: exit 2, named" "rc=$rc $err" ;; esac
 
 # the position is that of the token: 1-based
 err=$("$TRACER" 'sched:sched_switch  frob=1' 2>&1 >/dev/null)

@@ -72,14 +72,6 @@ if start_tracer "$T/f3" 'sched:sched_switch cpu-clock@99 frame=text buf=16k'; th
 		fail "-x: a capture of 300 dumps" "rc=$rc, $n ok: $(tail -2 "$T/xm.err")"
 fi
 
-# wait_rc PID SECONDS: RC is its exit status, or "hung" (then it is killed)
-wait_rc() {
-	local i
-	for i in $(seq $(($2 * 10))); do kill -0 $1 2>/dev/null || break; sleep 0.1; done
-	if kill -0 $1 2>/dev/null; then kill -9 $1; wait $1 2>/dev/null; RC=hung; return; fi
-	wait $1; RC=$?
-}
-
 # --- 5. every signal that ends tracer: the final dump, the tty put back,
 # an exit status that tells whether the history was written ---
 for sig in HUP ALRM QUIT; do

@@ -150,3 +150,152 @@ if start_tracer "$T/rq" -o "$(cat "$T/rq.name")" "sched:sched_process_exec buf=2
 fi
 exec 7>&-
 kill $PP 2>/dev/null
+
+# --- who may pull over TCP: on loopback, the owner of the client's
+# socket must be root or tracer's user; a refusal makes no dump and does
+# not count toward dumps= ---
+P4=$((PORT + 4))
+cat >"$T/rst.py" <<'PY'
+import socket, struct, sys
+s = socket.socket()
+s.connect(("127.0.0.1", int(sys.argv[1])))
+s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+s.close()	# a reset, at once
+PY
+nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; }
+rm -f "$T/wh.data"*
+if start_tracer "$T/wh" -o "$T/wh.data" "sched:sched_process_exec signal:signal_generate trip=segv dumps=1 listen=127.0.0.1:$P4"; then
+	grep -q "listening on 127.0.0.1:$P4" "$T/wh.err" && pass "the start line says where it listens" ||
+		fail "the start line says where it listens" "$(cat "$T/wh.err")"
+	nobody nc -d 127.0.0.1 $P4 >"$T/wh.nobody" </dev/null
+	testing "loopback TCP: uid 65534 pulls nothing" 0 "$(wc -c <"$T/wh.nobody")"
+	for i in 1 2 3; do nobody /usr/bin/python3 - $P4 <"$T/rst.py"; done
+	sleep 0.5
+	grep -q "127.0.0.1:[0-9]* may not pull a dump: not root, not us" "$T/wh.err" && pass "loopback TCP: the refusal is said" ||
+		fail "loopback TCP: the refusal is said" "$(tail -2 "$T/wh.err")"
+	n=$(grep -c "may not pull" "$T/wh.err")
+	[ "$n" -lt 4 ] && pass "refusals are said at 1, 2, 4, ... ($n lines for 4)" || fail "refusals are rate-limited" "$n lines for 4"
+	kill -0 $TPID && ! grep -q "dump [0-9]" "$T/wh.err" &&
+		pass "refused pulls and resets by uid 65534: no dump, dumps=1 not used up" ||
+		fail "refused pulls: no dump, dumps=1 not used up" "$(tail -2 "$T/wh.err")"
+	nc -d 127.0.0.1 $P4 >"$T/wh.root" </dev/null
+	perf script -i "$T/wh.root" 2>/dev/null | grep -q "sched_process_exec" && sleep 0.3 && kill -0 $TPID &&
+		pass "root pulls a dump; a pull does not count toward dumps=" ||
+		fail "root pulls a dump; a pull does not count toward dumps=" "$(tail -2 "$T/wh.err")"
+	cp "$T/work" "$T/${w}cr"; "$T/${w}cr" crash 2>/dev/null
+	wait_rc $TPID 10
+	testing "dumps=1: the crash after the refusals is dumped, then exit 0" 0 "$RC"
+	perf script -i "$T/wh.data" 2>/dev/null | grep -q "sig=11 .*comm=${w}cr " &&
+		pass "the one-shot dump holds the crash" || fail "the one-shot dump holds the crash" "$(tail -2 "$T/wh.err")"
+else
+	fail "listen=127.0.0.1:$P4 with trip=segv dumps=1: tracer records" "$(cat "$T/wh.err")"
+fi
+
+# --- from another network namespace: only with the key ---
+P5=$((PORT + 5)) NS=trc$$
+head -c 24 /dev/urandom | base64 >"$T/key"; chmod 644 "$T/key"
+out=$("$TRACER" "cpu-clock listen=0.0.0.0:$P5" 2>&1 >/dev/null); rc=$?
+case "$rc:$out" in 2:*"'listen=0.0.0.0:$P5' at 11: others reach this address"*key=FILE*) pass "listen=0.0.0.0 without key=: exit 2, says why" ;;
+*) fail "listen=0.0.0.0 without key=: exit 2, says why" "rc=$rc $out" ;; esac
+out=$("$TRACER" "cpu-clock listen=0.0.0.0:$P5 key=$T/key" 2>&1 >/dev/null); rc=$?
+case "$rc:$out" in 2:*"others may read this file"*) pass "a key file others may read: exit 2" ;;
+*) fail "a key file others may read: exit 2" "rc=$rc $out" ;; esac
+chmod 600 "$T/key"
+if ! command -v ip >/dev/null || ! ip netns add $NS 2>"$T/ns.err"; then
+	skip "keyed pulls from a network namespace" "ip netns add failed: $(cat "$T/ns.err" 2>/dev/null || echo 'no ip(8)')"
+else
+	ip link add tv$$ type veth peer name tw$$ && ip link set tw$$ netns $NS &&
+	ip addr add 10.213.0.1/24 dev tv$$ && ip link set tv$$ up &&
+	ip -n $NS addr add 10.213.0.2/24 dev tw$$ && ip -n $NS link set tw$$ up
+	rm -f "$T/ky.data"*
+	if start_tracer "$T/ky" -o "$T/ky.data" "sched:sched_process_exec listen=0.0.0.0:$P5 key=$T/key"; then
+		cp "$T/work" "$T/${w}ky"; "$T/${w}ky" spin 10
+		ip netns exec $NS nc 10.213.0.1 $P5 <"$T/key" >"$T/ky.pull"
+		perf script -i "$T/ky.pull" 2>/dev/null | grep -q "filename=$T/${w}ky " &&
+			pass "from another network namespace, with the key: a dump perf decodes" ||
+			fail "from another network namespace, with the key: a dump perf decodes" "$(wc -c <"$T/ky.pull") bytes; $(tail -2 "$T/ky.err")"
+		ip netns exec $NS timeout 20 nc -d 10.213.0.1 $P5 >"$T/ky.nokey" </dev/null
+		echo "not-the-key-not-the-key" | ip netns exec $NS timeout 20 nc 10.213.0.1 $P5 >"$T/ky.bad"
+		testing "without the key, and with a wrong one: nothing" "0 0" "$(wc -c <"$T/ky.nokey") $(wc -c <"$T/ky.bad")"
+		grep -q "may not pull a dump: no key within 5 s" "$T/ky.err" && grep -q "may not pull a dump: wrong key" "$T/ky.err" &&
+			pass "the refusals say why (no key, wrong key)" || fail "the refusals say why" "$(grep listen: "$T/ky.err")"
+		nc -d 127.0.0.1 $P5 >"$T/ky.lo" </dev/null
+		nobody nc -d 127.0.0.1 $P5 >"$T/ky.lo.nobody" </dev/null
+		[ -s "$T/ky.lo" ] && [ ! -s "$T/ky.lo.nobody" ] && pass "the same port on loopback: root without the key, not uid 65534" ||
+			fail "the same port on loopback: root without the key, not uid 65534" "$(wc -c <"$T/ky.lo") $(wc -c <"$T/ky.lo.nobody")"
+		stop_tracer >/dev/null
+	else
+		fail "listen=0.0.0.0 key=FILE: tracer records" "$(cat "$T/ky.err")"
+	fi
+	ip link del tv$$ 2>/dev/null; ip netns del $NS
+fi
+
+# --- a client reading 2 KB/s holds nothing back: a SIGSEGV's tripwire
+# dump comes within 1 s, while the pull is being served ---
+cat >"$T/slowc.py" <<'PY'
+import socket, sys, time
+s = socket.socket()
+s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+s.connect(("127.0.0.1", int(sys.argv[1])))
+n = 0
+while True:
+    b = s.recv(100)
+    if not b:
+        break
+    n += len(b)
+    if n > 2000:
+        print("reading", flush=True)
+    time.sleep(0.05)
+PY
+P6=$((PORT + 6))
+rm -f "$T/sl.data"*
+if start_tracer "$T/sl" -o "$T/sl.data" "sched:sched_process_exec signal:signal_generate raw_syscalls:sys_enter trip=segv buf=2m listen=127.0.0.1:$P6"; then
+	"$T/work" close 100000
+	python3 "$T/slowc.py" $P6 >"$T/slowc.out" & SC=$!; WORKS="$WORKS $SC"
+	for i in $(seq 100); do [ -s "$T/slowc.out" ] && break; sleep 0.1; done
+	sleep 1
+	cp "$T/work" "$T/${w}sg"
+	t0=$(date +%s%N); "$T/${w}sg" crash 2>/dev/null
+	for i in $(seq 200); do grep -q "(trip segv" "$T/sl.err" && break; sleep 0.02; done
+	t1=$(date +%s%N); ms=$(( (t1 - t0) / 1000000 ))
+	grep -q "dump [0-9]* (trip segv by pid [0-9]* (${w}sg)" "$T/sl.err" && [ $ms -lt 1000 ] &&
+		pass "a pull at 2 KB/s: the SIGSEGV's dump came ${ms} ms after the crash" ||
+		fail "a pull at 2 KB/s: the SIGSEGV's dump within 1 s" "${ms} ms; $(grep 'dump' "$T/sl.err" | tail -2)"
+	perf script -i "$T/sl.data" 2>/dev/null | grep -q "sig=11 .*comm=${w}sg " &&
+		pass "and it holds the crash" || fail "and it holds the crash"
+	grep -q "dump 1 (pulled by .*given up for a signal, a tripwire or a request" "$T/sl.err" &&
+		pass "the slow pull gave way to the tripwire" || fail "the slow pull gave way to the tripwire" "$(grep 'dump 1' "$T/sl.err")"
+	kill $SC 2>/dev/null
+	stop_tracer >/dev/null
+else
+	fail "a slow pull and a tripwire: tracer records" "$(cat "$T/sl.err")"
+fi
+
+# --- 20 pulls at once: each gets its dump (the backlog holds those that
+# wait), at the rate limit's pace (a burst of 4, then one a second) ---
+P7=$((PORT + 7))
+if start_tracer "$T/rl" -o "$T/rl.data" "sched:sched_process_exec buf=64k listen=127.0.0.1:$P7"; then
+	t0=$(date +%s)
+	pids=; for i in $(seq 20); do timeout 60 nc -d 127.0.0.1 $P7 >"$T/rl.$i" </dev/null & pids="$pids $!"; done
+	wait $pids
+	t=$(( $(date +%s) - t0 ))
+	n=0; for i in $(seq 20); do [ "$(head -c 8 "$T/rl.$i")" = PERFILE2 ] && n=$((n + 1)); done
+	testing "20 pulls at once: each gets a dump" 20 "$n"
+	[ $t -ge 12 ] && [ $t -lt 60 ] && pass "20 pulls at once: at most the rate limit's pace (${t} s)" ||
+		fail "20 pulls at once: at most the rate limit's pace (4, then one a second)" "${t} s"
+	stop_tracer >/dev/null
+fi
+
+# --- a name or port another program took first: said as such ---
+P8=$((PORT + 8))
+nobody /usr/bin/python3 -c "import socket, time
+s = socket.socket(); s.bind(('127.0.0.1', $P8)); s.listen(1)
+u = socket.socket(socket.AF_UNIX); u.bind('\0trsq$$'); u.listen(1)
+print('bound', flush=True); time.sleep(30)" >"$T/sq.out" & SQ=$!; WORKS="$WORKS $SQ"
+for i in $(seq 50); do [ -s "$T/sq.out" ] && break; sleep 0.1; done
+for a in 127.0.0.1:$P8 @trsq$$; do
+	out=$(timeout 10 "$TRACER" -o "$T/sq.data" "cpu-clock listen=$a" 2>&1 >/dev/null); rc=$?
+	case "$rc:$out" in 1:*"listen=$a: another program (or another tracer) has this"*) pass "listen=$a taken by another user: said as such, exit 1" ;;
+	*) fail "listen=$a taken by another user: said as such" "rc=$rc $out" ;; esac
+done
+kill $SQ 2>/dev/null

@@ -1,0 +1,418 @@
+/* pull.c - pulled dumps: listen=IP:PORT or listen=@NAME. Each
+ * connection that may have one gets one standalone dump; who may:
+ *   - on an abstract unix socket, root and our own user (SO_PEERCRED);
+ *   - over TCP from a loopback address, a client whose socket belongs to
+ *     root or to us (the kernel's socket table, /proc/net/tcp, names the
+ *     owner of the other end, since the client's socket is ours to see);
+ *   - from anywhere, a client whose first line is the secret of key=FILE.
+ * Nobody else gets a byte, and a refusal starts no dump. Connections
+ * wait here, each with its own fd in the loop's poll, while a key is
+ * typed or the rate limit holds them: nothing here blocks. */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <string.h>
+#include <unistd.h>
+#include <stddef.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <netinet/in.h>
+#include "config.h"
+#include "pull.h"
+
+#define KEY_MIN 16
+#define KEY_MAX 128
+#define KEY_WAIT 5000000	/* us a client has to send its key */
+
+/* A connection that waits: for its key (want), or for its turn. */
+static struct pend {
+	int fd, want;
+	u64 since;
+	unsigned n;
+	char who[48];
+	char b[KEY_MAX + 2];
+} pend[PULL_PEND];
+static char key[KEY_MAX + 1];
+static unsigned keylen, refused;
+static int lfd = -1;
+static u64 tat;		/* the rate limit's clock (below) */
+
+/* listen='s address into sa (room for a struct sockaddr_un) and its
+ * length: "@NAME", or an IPv4 "a.b.c.d:port"; -1 if it is neither. */
+int pull_addr(const char *spec, void *sa, unsigned *len)
+{
+	union { struct sockaddr_in in; struct sockaddr_un un; } *a = sa;
+	const char *p = spec;
+	u8 *ip = (u8 *)&a->in.sin_addr;
+	char *e;
+	u64 v = 0;
+	int i;
+
+	memset(a, 0, sizeof(*a));
+	if (*spec == '@') {
+		if (!spec[1] || strlen(spec) > 100)
+			return -1;
+		a->un.sun_family = AF_UNIX;
+		*len = strlen(spec);	/* '@' stands for the leading NUL */
+		memcpy(a->un.sun_path + 1, spec + 1, *len - 1);
+		*len += offsetof(struct sockaddr_un, sun_path);
+		return 0;
+	}
+	for (i = 0; i < 5; i++, p = e + 1) {	/* four bytes, then the port */
+		v = xtou(p, &e, 10);
+		if (e == p || e - p > 5 || v > (i < 4 ? 255 : 65535) ||
+		    *e != (i < 3 ? '.' : i == 3 ? ':' : 0))
+			return -1;
+		if (i < 4)
+			ip[i] = v;
+	}
+	if (!v)
+		return -1;
+	a->in.sin_family = AF_INET;
+	a->in.sin_port = htons(v);
+	*len = sizeof(a->in);
+	return 0;
+}
+
+/* 1 if spec is TCP on an address other than 127.x: one that others
+ * reach, where only a key lets a client in. */
+int pull_open_addr(const char *spec)
+{
+	struct sockaddr_in a[4];
+	unsigned len;
+
+	return !pull_addr(spec, a, &len) && a[0].sin_family == AF_INET &&
+	       ((const u8 *)&a[0].sin_addr)[0] != 127;
+}
+
+/* key=FILE: its first line is the secret, 16 to 128 bytes. 0, or why
+ * not: a file others may read is no secret. */
+const char *pull_key(const char *path)
+{
+	char b[KEY_MAX + 2];
+	struct stat st;
+	long n;
+	int fd = open(path, O_RDONLY | O_NOCTTY | O_CLOEXEC);
+
+	if (fd < 0)
+		return "can't open the key file";
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return "not a regular file";
+	}
+	n = read(fd, b, sizeof(b));
+	close(fd);
+	if (st.st_mode & 044)
+		return "others may read this file (chmod 600 it)";
+	for (keylen = 0; n > 0 && keylen < (unsigned)n && b[keylen] != '\n' && b[keylen] != '\r'; keylen++)
+		;
+	if (keylen < KEY_MIN || keylen > KEY_MAX)
+		return "the key is its first line, 16 to 128 bytes (head -c 24 /dev/urandom | base64 > FILE)";
+	memcpy(key, b, keylen);
+	return 0;
+}
+
+/* Each connection gets one standalone stream, then is closed. A name
+ * or port that another program holds is said as such. The backlog
+ * holds the clients that wait for a free slot (each slot waits at
+ * most for its key or for the rate limit). */
+int pull_listen(const char *spec)
+{
+	union { struct sockaddr sa; struct sockaddr_un un; } a;
+	unsigned len;
+	int fd, one = 1, i;
+
+	for (i = 0; i < PULL_PEND; i++)
+		pend[i].fd = -1;
+	pull_addr(spec, &a, &len);
+	fd = socket(a.sa.sa_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		die(1, "listen=%s: socket:", spec);
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (bind(fd, &a.sa, len)) {
+		if (errno == EADDRINUSE)
+			die(1, "listen=%s: another program (or another tracer) has this %s already", spec,
+			    *spec == '@' ? "name" : "port");
+		die(1, "listen=%s: bind:", spec);
+	}
+	if (listen(fd, 64))
+		die(1, "listen=%s: listen:", spec);
+	return lfd = fd;
+}
+
+/* v as n upper-case hex digits at p, as /proc/net/tcp prints them. */
+static char *hex(char *p, u32 v, int n)
+{
+	while (n--)
+		*p++ = "0123456789ABCDEF"[v >> 4 * n & 15];
+	return p;
+}
+
+/* "LOCAL:PORT REMOTE:PORT" as the socket table prints it: an address's
+ * 32-bit words each as the CPU reads them (so byte order takes care of
+ * itself), ports as numbers. A v6 entry has the v4 address mapped. */
+static char *tcp_pair(char *p, const struct sockaddr_in *l, const struct sockaddr_in *r, int v6)
+{
+	static const u8 mapped[4] = { 0, 0, 0xff, 0xff };
+	const struct sockaddr_in *s;
+	u32 w;
+	int k;
+
+	for (k = 0; k < 2; k++) {
+		s = k ? r : l;
+		if (v6) {
+			memcpy(&w, mapped, 4);
+			p = hex(hex(p, 0, 16), w, 8);
+		}
+		memcpy(&w, &s->sin_addr, 4);
+		p = hex(p, w, 8);
+		*p++ = ':';
+		p = hex(p, ntohs(s->sin_port), 4);
+		*p++ = ' ';
+	}
+	p[-1] = 0;
+	return p;
+}
+
+/* The uid that owns the client's end of a loopback connection: the
+ * entry whose local address is the peer's and remote is ours; -1 if
+ * none (it closed already, or it is not ours to see). */
+static long peer_uid(int fd, const struct sockaddr_in *peer)
+{
+	static const char *const file[] = { "/proc/net/tcp", "/proc/net/tcp6" };
+	struct sockaddr_in me;
+	socklen_t ml = sizeof(me);
+	char want[100], b[4096 + 256], *p, *e;
+	long uid = -1, n;
+	size_t have;
+	int f, v6, i;
+
+	if (getsockname(fd, (struct sockaddr *)&me, &ml))
+		return -1;
+	for (v6 = 0; v6 < 2 && uid < 0; v6++) {
+		tcp_pair(want, peer, &me, v6);
+		if ((f = open(file[v6], O_RDONLY | O_CLOEXEC)) < 0)
+			continue;
+		have = 0;
+		/* in blocks; a line cut by the block's end is kept for the next */
+		while (uid < 0 && (n = read(f, b + have, sizeof(b) - 1 - have)) > 0) {
+			b[have += n] = 0;
+			if ((p = xstrstr(b, want)) && (e = xstrchr(p, '\n'))) {
+				/* st tx:rx tr:when retrnsmt, then the uid */
+				p += strlen(want);
+				for (i = 0; i < 4; i++)
+					p += span(p, " ", 1), p += span(p, " ", 0);
+				uid = p < e ? (long)xtou(p, 0, 10) : -1;
+				break;
+			}
+			p = xstrrchr(b, '\n');
+			have = p ? (size_t)(b + have - p - 1) : 0;
+			memmove(b, p ? p + 1 : b, have);
+			if (have > 256)
+				have = 0;	/* no line is that long */
+		}
+		close(f);
+	}
+	return uid;
+}
+
+/* A refusal is said at 1, 2, 4, 8, ... so that a flood does not flood
+ * stderr. */
+static void refuse(int fd, const char *who, const char *why)
+{
+	refused++;
+	if (!(refused & (refused - 1)))
+		msg("listen: %s may not pull a dump: %s (%u refused so far)", who, why, refused);
+	close(fd);
+}
+
+static void pend_drop(struct pend *s, const char *why)
+{
+	if (why)
+		refuse(s->fd, s->who, why);
+	else
+		close(s->fd);
+	s->fd = -1;
+}
+
+/* A new connection into slot s: served (want 0), waits for its key
+ * (want 1), or is refused. */
+static void pull_new(struct pend *s)
+{
+	union { struct sockaddr sa; struct sockaddr_in in; } a;
+	socklen_t len = sizeof(a);
+	int fd = accept4(lfd, &a.sa, &len, SOCK_NONBLOCK | SOCK_CLOEXEC);
+	uid_t me = geteuid();
+	long uid;
+
+	if (fd < 0)
+		return;
+	memset(s, 0, sizeof(*s));
+	s->fd = fd;
+	s->since = now_us();
+	if (a.sa.sa_family == AF_UNIX) {
+		u32 cr[3];	/* struct ucred: pid, uid, gid */
+		socklen_t cl = sizeof(cr);
+
+		if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, cr, &cl))
+			cr[0] = 0, cr[1] = -1;
+		fmt(s->who, sizeof(s->who), "pid %u of uid %u", cr[0], cr[1]);
+		if (cr[1] && cr[1] != me)
+			pend_drop(s, "not root, not us");
+		else
+			fmt(s->who, sizeof(s->who), "pid %u", cr[0]);
+		return;
+	}
+	{
+		const u8 *ip = (const u8 *)&a.in.sin_addr;
+
+		fmt(s->who, sizeof(s->who), "%u.%u.%u.%u:%u", ip[0], ip[1], ip[2], ip[3], ntohs(a.in.sin_port));
+		uid = ip[0] == 127 ? peer_uid(fd, &a.in) : -1;
+	}
+	if (uid == 0 || uid == (long)me)
+		return;
+	if (keylen)
+		s->want = 1;
+	else
+		pend_drop(s, uid < 0 ? "its socket's owner is not to be found" : "not root, not us");
+}
+
+/* The key line, as it comes: newline-ended, or ended by the client's
+ * end of writing. Compared in constant time. */
+static void pull_keyline(struct pend *s)
+{
+	int k = read(s->fd, s->b + s->n, sizeof(s->b) - s->n), i;
+	unsigned d = 0;
+	char *nl;
+
+	if (k < 0 && (errno == EAGAIN || errno == EINTR))
+		return;
+	if (k < 0 || (k == 0 && !s->n)) {
+		pend_drop(s, 0);	/* gone before it said anything */
+		return;
+	}
+	s->n += k;
+	nl = memchr(s->b, '\n', s->n);
+	if (!nl && k && s->n < sizeof(s->b))
+		return;		/* more to come */
+	k = nl ? nl - s->b : (int)s->n;
+	if (k && s->b[k - 1] == '\r')
+		k--;
+	for (i = 0; i < KEY_MAX; i++)
+		d |= (u8)(i < k ? s->b[i] : 0) ^ (u8)key[i];
+	if (d || (unsigned)k != keylen)
+		pend_drop(s, "wrong key");
+	else
+		s->want = 0;
+}
+
+/* The rate limit: a burst of PULL_BURST, then one each PULL_EVERY us
+ * (the generic cell rate algorithm: tat is when the bucket is empty
+ * again). 0 if one may go now (and it is taken), else the ms to wait. */
+int pull_rate(u64 *t, u64 now)
+{
+	u64 edge;
+
+	if (*t < now)
+		*t = now;
+	edge = *t - now;
+	if (edge > (u64)(PULL_BURST - 1) * PULL_EVERY)
+		return (edge - (u64)(PULL_BURST - 1) * PULL_EVERY) / 1000 + 1;
+	*t += PULL_EVERY;
+	return 0;
+}
+
+int pull_fds(struct pollfd *p)
+{
+	int i, free = 0;
+
+	for (i = 0; i < PULL_PEND; i++) {
+		free += pend[i].fd < 0 || pend[i].want;
+		p[1 + i].fd = pend[i].fd;
+		/* a served-to-be one: only its hangup, not its bytes */
+		p[1 + i].events = pend[i].want ? POLLIN : 0;
+	}
+	/* Full of connections that wait their turn: the rest wait in the
+	 * backlog. A slot that waits for a key gives way to a newcomer. */
+	p[0].fd = free ? lfd : -1;
+	p[0].events = POLLIN;
+	return 1 + PULL_PEND;
+}
+
+/* A free slot for a newcomer; when there is none, the one that has
+ * waited longest for its key gives way; -1 if all wait their turn. */
+static int pull_slot(void)
+{
+	int i, old = -1;
+
+	for (i = 0; i < PULL_PEND; i++) {
+		if (pend[i].fd < 0)
+			return i;
+		if (pend[i].want && (old < 0 || pend[i].since < pend[old].since))
+			old = i;
+	}
+	if (old >= 0)
+		pend_drop(pend + old, "a newer connection needed its slot");
+	return old;
+}
+
+int pull_step(const struct pollfd *p, char *who, size_t n, int *wait)
+{
+	u64 now, first = -1;
+	int i, ms, pick = -1;
+
+	for (i = 0; i < PULL_PEND; i++) {
+		struct pend *s = pend + i;
+
+		if (s->fd < 0 || !p[1 + i].revents)
+			continue;
+		if (s->want)
+			pull_keyline(s);
+		else	/* hung up while it waited: no dump for nobody */
+			pend_drop(s, 0);
+	}
+	if (p[0].revents && (i = pull_slot()) >= 0)
+		pull_new(pend + i);
+	now = now_us();
+	*wait = -1;
+	for (i = 0; i < PULL_PEND; i++) {
+		struct pend *s = pend + i;
+
+		if (s->fd < 0)
+			continue;
+		if (s->want && now - s->since >= KEY_WAIT) {
+			pend_drop(s, "no key within 5 s");
+			continue;
+		}
+		if (s->want) {
+			ms = (KEY_WAIT - (now - s->since)) / 1000 + 1;
+			*wait = *wait < 0 || ms < *wait ? ms : *wait;
+		} else if (s->since < first) {
+			first = s->since, pick = i;
+		}
+	}
+	if (pick < 0)
+		return -1;
+	if ((ms = pull_rate(&tat, now))) {
+		*wait = *wait < 0 || ms < *wait ? ms : *wait;
+		return -1;
+	}
+	fmt(who, n, "%s", pend[pick].who);
+	*wait = 0;	/* then a look at the others that wait */
+	i = pend[pick].fd;
+	pend[pick].fd = -1;
+	return i;
+}
+
+/* A pulled dump is out: what the client sent is read, so that closing
+ * does not reset the connection before it has read the end. */
+void pull_hangup(int fd)
+{
+	char b[256];
+
+	shutdown(fd, SHUT_WR);
+	while (read(fd, b, sizeof(b)) > 0)
+		;
+	close(fd);
+}

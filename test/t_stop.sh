@@ -1,0 +1,122 @@
+# Stops as service managers and timeout(1) send them, and descriptors
+# an init script left closed: the final dump is written, every time.
+
+# slow.py FIFO OUT RATE: read FIFO into OUT at about RATE bytes a second
+# (a slow link), until the writer closes it. It has the fifo open when
+# it prints "open", before any writer comes.
+cat >"$T/slow.py" <<'PY'
+import os, sys, time
+fd = os.open(sys.argv[1], os.O_RDONLY | os.O_NONBLOCK)
+print("open", flush=True)
+rate, got = int(sys.argv[3]), False
+with open(sys.argv[2], "wb") as out:
+    while True:
+        try:
+            b = os.read(fd, rate // 20)
+        except BlockingIOError:
+            b = None
+        if b == b"" and got:
+            break
+        if b:
+            got = True
+            out.write(b)
+            out.flush()
+        time.sleep(0.05)
+PY
+# slow_reader: slow.py on $T/s3.fifo, running and with the fifo open
+slow_reader() {
+	rm -f "$T/s3"*; mkfifo "$T/s3.fifo"
+	python3 "$T/slow.py" "$T/s3.fifo" "$T/s3.out" 131072 >"$T/s3.open" & SR=$!; WORKS="$WORKS $SR"
+	for i in $(seq 100); do [ -s "$T/s3.open" ] && break; sleep 0.1; done
+}
+
+# st_decodes NAME FILE ERR: the final dump was written whole, and perf
+# decodes it with the workload that ran before the stop
+st_decodes() {
+	local n
+	n=$(perf script -i "$2" 2>/dev/null | grep -c "filename=$T/$3 ")
+	grep -q "dump [0-9]* (exit): .* bytes" "$4" && [ "$n" -gt 0 ] &&
+		pass "$1: the final dump is written, perf decodes the exec of $3" ||
+		fail "$1: the final dump is written, perf decodes the exec of $3" "$n execs; $(tail -2 "$4")"
+}
+
+w=stop$$; w=${w:0:12}
+cp "$T/work" "$T/$w"
+
+# --- 1. SIGTERM then SIGCONT, as systemd and timeout(1) send them ---
+rm -f "$T/s1"*
+if start_tracer "$T/s1" -o "$T/s1.data" 'sched:sched_switch sched:sched_process_exec'; then
+	"$T/$w" spin 20
+	kill -TERM $TPID; kill -CONT $TPID
+	wait_rc $TPID 20
+	testing "SIGTERM then SIGCONT: exit 0" 0 "$RC"
+	st_decodes "SIGTERM then SIGCONT" "$T/s1.data" "$w" "$T/s1.err"
+fi
+
+# --- 2. timeout -s INT and timeout (SIGTERM): tracer's own status ---
+for sig in INT TERM; do
+	rm -f "$T/s2.data"*
+	(sleep 1.5; "$T/$w" spin 20) &
+	timeout --preserve-status -s $sig 3 "$TRACER" -o "$T/s2.data" 'sched:sched_switch sched:sched_process_exec' 2>"$T/s2.err"
+	RC=$?; wait
+	testing "timeout -s $sig: exit 0" 0 "$RC"
+	st_decodes "timeout -s $sig" "$T/s2.data" "$w" "$T/s2.err"
+done
+
+# --- 3. a slow final dump (a fifo read at 64 KB/s): SIGUSR2, SIGCONT and
+# SIGUSR1 during it end nothing; a second SIGTERM still does ---
+slow_reader
+if start_tracer "$T/s3" -o "$T/s3.fifo" 'sched:sched_switch sched:sched_process_exec raw_syscalls:sys_enter buf=256k'; then
+	"$T/work" close 200000 & W=$!; "$T/work" close 200000; wait $W
+	"$T/$w" spin 20
+	kill -INT $TPID
+	wait_line "$T/s3" "SIGINT: the final dump" >/dev/null
+	sleep 0.5
+	kill -USR2 $TPID; sleep 0.1; kill -CONT $TPID; sleep 0.1; kill -USR1 $TPID
+	wait_rc $SR 20; wait_rc $TPID 20
+	if grep -q "dump 1 (exit): .* wrote in [0-9]\{6,\} us" "$T/s3.err"; then
+		testing "SIGUSR2, SIGCONT, SIGUSR1 during a slow final dump: exit 0" 0 "$RC"
+		st_decodes "SIGUSR2, SIGCONT, SIGUSR1 during a slow final dump" "$T/s3.out" "$w" "$T/s3.err"
+	else
+		fail "a final dump slow enough (1 s or more) to signal during it" "rc=$RC $(tail -2 "$T/s3.err")"
+	fi
+fi
+slow_reader
+if start_tracer "$T/s3" -o "$T/s3.fifo" 'sched:sched_switch sched:sched_process_exec raw_syscalls:sys_enter buf=256k'; then
+	"$T/work" close 200000 & W=$!; "$T/work" close 200000; wait $W
+	kill -TERM $TPID
+	wait_line "$T/s3" "SIGTERM: the final dump" >/dev/null
+	sleep 0.5; kill -TERM $TPID
+	wait_rc $SR 20; wait_rc $TPID 20
+	grep -q "SIGTERM: exiting before the final dump is written" "$T/s3.err" && [ "$RC" = 1 ] &&
+		pass "a second SIGTERM during the final dump: exit 1 at once" ||
+		fail "a second SIGTERM during the final dump: exit 1 at once" "rc=$RC $(tail -2 "$T/s3.err")"
+fi
+
+# --- 4. a failed final dump says the history is lost ---
+if start_tracer "$T/s4" -o /dev/full 'sched:sched_switch'; then
+	kill -INT $TPID; wait_rc $TPID 20
+	grep -q "dump 1 (exit): writing /dev/full failed: the history is lost" "$T/s4.err" && [ "$RC" = 1 ] &&
+		pass "a final dump that fails says the history is lost, exit 1" ||
+		fail "a final dump that fails says the history is lost, exit 1" "rc=$RC $(tail -1 "$T/s4.err")"
+fi
+
+# --- 5. descriptors 0-2 closed at start ---
+out=$(timeout 10 "$TRACER" 'sched:sched_switch' 2>&1 >&-); RC=$?
+case "$RC:$out" in 2:*"stdout is closed"*"-o FILE"*) pass "stdout closed, no -o: says so, exit 2" ;;
+*) fail "stdout closed, no -o: says so, exit 2" "rc=$RC $out" ;; esac
+for fds in '<&-' '>&-' '<&- >&-' '<&- >&- 2>&-'; do
+	rm -f "$T/s5"*
+	eval "exec \"\$TRACER\" -o \"\$T/s5.data\" 'sched:sched_switch sched:sched_process_exec' $fds" 2>"$T/s5.err" & TPID=$!
+	TRACERS="$TRACERS $TPID"
+	sleep 1
+	"$T/$w" spin 20
+	kill -USR2 $TPID
+	for i in $(seq 50); do [ -s "$T/s5.data" ] && break; sleep 0.1; done
+	sleep 0.3
+	kill -INT $TPID; wait_rc $TPID 20
+	n=$(perf script -i "$T/s5.data" 2>/dev/null | grep -c "filename=$T/$w ")
+	[ "$RC" = 0 ] && [ -s "$T/s5.data.1" ] && [ "$n" -gt 0 ] &&
+		pass "started with $fds: SIGUSR2 and SIGINT each dump (perf decodes the exec of $w), exit 0" ||
+		fail "started with $fds: SIGUSR2 and SIGINT each dump" "rc=$RC, $n execs; $(ls "$T" | grep s5 | tr '\n' ' '); $(tail -2 "$T/s5.err")"
+done
