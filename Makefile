@@ -78,10 +78,13 @@ menuconfig: .config
 	@command -v kconfig-mconf >/dev/null || { echo "menuconfig needs kconfig-mconf (apt-get install kconfig-frontends)"; exit 1; }
 	kconfig-mconf Kconfig
 
-# Quick start: install musl if missing, build, record with the default
-# config until Ctrl-C, which dumps to tracer.data (then tracer.data.1, ...).
+# Quick start: install musl (and perf, to read the dump) if missing,
+# build, record with the default config until Ctrl-C, which dumps to
+# tracer.data (then tracer.data.1, ...).
+APT_GET = DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends
 run:
-	@command -v musl-gcc >/dev/null || apt-get install -y musl-tools
+	@command -v musl-gcc >/dev/null || $(APT_GET) musl-tools || { apt-get update -q && $(APT_GET) musl-tools; }
+	@command -v perf >/dev/null || $(APT_GET) linux-perf || { apt-get update -q && $(APT_GET) linux-perf; }
 	$(MAKE) tracer
 	./tracer -o tracer.data
 
