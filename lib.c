@@ -239,7 +239,8 @@ u64 xtou(const char *s, char **end, int base)
 		if (d >= base)
 			break;
 		/* past 2^64: the largest, never a wrap, so bounds catch it */
-		v = v > (~0ULL - d) / base ? ~0ULL : v * base + d;
+		if (__builtin_mul_overflow(v, (unsigned)base, &v) || __builtin_add_overflow(v, (unsigned)d, &v))
+			v = ~0ULL;
 	}
 	if (end)
 		*end = (char *)s;
@@ -450,7 +451,9 @@ unsigned fd_mode(int fd)
 		memcpy(&m, (char *)sx + 28, 2);
 		return m & S_IFMT;
 	}
-	return isatty(fd) ? S_IFCHR : lseek(fd, 0, SEEK_CUR) < 0 ? S_IFIFO : S_IFREG;
+	if (errno == EBADF || isatty(fd))
+		return errno == EBADF ? 0 : S_IFCHR;
+	return lseek(fd, 0, SEEK_CUR) >= 0 ? S_IFREG : errno == EBADF ? 0 : S_IFIFO;
 }
 
 /* The same for a path (the last component not followed), or 0 if it

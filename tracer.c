@@ -377,7 +377,7 @@ int main(int argc, char **argv)
 	 * /dev/null before anything is opened: else the signalfd would
 	 * take fd 1, and the dumps would go into it. */
 	for (i = 0; i < 3; i++)
-		if (fcntl(i, F_GETFD) < 0) {
+		if (!fd_mode(i)) {
 			shut |= 1 << i;
 			if (open("/dev/null", O_RDWR) != i)
 				die(1, "fd %d is closed, and /dev/null:", i);
