@@ -33,6 +33,7 @@ static size_t olen;
 static int ofd, oerr, osfd = -1, oframe, oyield, odump, ny;
 static struct pollfd *ypoll;
 static u64 yuntil;
+static u32 fsig[2];	/* the final dump's signal and its sender */
 int out_final;
 static size_t ochunk;
 static u64 ot0, otick, owritten, ohint;
@@ -88,9 +89,15 @@ void sink_write(const char *p, size_t n)
 
 			/* Only a second ending signal ends the final dump:
 			 * timeout(1) and service managers send SIGCONT after
-			 * SIGTERM, and USR1, USR2 and CONT end nothing. */
+			 * SIGTERM, and USR1, USR2 and CONT end nothing. The
+			 * same signal again from the same process is the same
+			 * request: timeout(1) sends it to us, then to our
+			 * process group (as if it had come once, as signals
+			 * of one kind sent together do). A tty's (pid 0), or
+			 * another sender's, is a second one. */
 			read(osfd, si, sizeof(si));
-			if (si[0] == SIGCONT || si[0] == SIGUSR1 || si[0] == SIGUSR2)
+			if (si[0] == SIGCONT || si[0] == SIGUSR1 || si[0] == SIGUSR2 ||
+			    (si[0] == fsig[0] && si[3] == fsig[1] && si[3]))
 				continue;
 			msg("%s: exiting before the final dump is written%s", sig_name(si[0]),
 			    opath ? "; its file is removed" : "");
@@ -346,6 +353,13 @@ void sink_open(const char *out, int frame, long speed)
 void sink_signals(int sfd)
 {
 	osfd = sfd;
+}
+
+/* The final dump begins, for signal sig sent by pid. */
+void sink_final(int sig, u32 pid)
+{
+	out_final = 1;
+	fsig[0] = sig, fsig[1] = pid;
 }
 
 /* What a pulled dump gives way to: p[1..n) (p[0] is ours, for the

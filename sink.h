@@ -15,10 +15,12 @@ void sink_open(const char *out, int frame, long speed);
 int sink_get(void);		/* a stream's fd for a dump, or -1 */
 speed_t sink_baud(long b);	/* termios' speed for b, or 0 */
 void sink_restore(void);	/* a tty's settings as we found them */
-/* The signalfd, once: during the final dump (out_final set), a second
- * ending signal (SIGINT, not SIGCONT) exits. */
+/* The signalfd, once: during the final dump (sink_final: sig, sent by
+ * pid), a second ending signal (SIGINT, not SIGCONT, not sig again from
+ * pid) exits. */
 void sink_signals(int sfd);
-extern int out_final;
+void sink_final(int sig, u32 pid);
+extern int out_final;		/* the final dump is on */
 /* What a pulled dump (OUT_YIELD) gives way to: p[1..n) readable, or
  * the time until (us; 0: none). p[0] is the sink's own. */
 void sink_yield(struct pollfd *p, int n, u64 until);

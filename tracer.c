@@ -277,7 +277,7 @@ static int loop(int sfd)
 				/* Every other signal that ends us: the final dump;
 				 * a second one ends it at once. 1 if it failed. */
 				msg("%s: the final dump", sig_name(si.ssi_signo));
-				out_final = 1;
+				sink_final(si.ssi_signo, si.ssi_pid);
 				return dump_now("exit", -1) ? 1 : 0;
 			}
 		}
@@ -338,7 +338,8 @@ static _Noreturn void usage(int code)
 "  dumps=N   exit after N dumps     procs=N    processes kept (" S(PROCS_DEFAULT) "; 0: off)\n"
 "  full|lean the kernel's layout    frame=text text lines  zstd  compressed\n"
 "  trim  all CPUs from one start    listen=IP:PORT|@NAME  a dump per connection\n"
-"Default:\n  " DEFAULT_CONFIG " buf=128k\n";
+"  key=FILE  the secret a client sends first (listen= beyond 127.x needs it)\n"
+"Default: " DEFAULT_CONFIG " buf=128k\n";
 
 	write(code ? 2 : 1, head, sizeof(head) - 1);
 	if (CFG_LONG_HELP)

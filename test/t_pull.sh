@@ -94,7 +94,7 @@ fi
 
 # --- pulls between a stream's dumps: the stream still describes each
 # process once (a pulled dump keeps its own record of what it sent) ---
-if start_tracer "$T/ps" "listen=127.0.0.1:$((PORT + 2))"; then
+if start_tracer "$T/ps" "procs=32768 listen=127.0.0.1:$((PORT + 2))"; then	# nothing evicted
 	for i in 1 2 3 4; do
 		for j in 1 2 3; do sh -c 'ls / >/dev/null'; done
 		nc -d 127.0.0.1 $((PORT + 2)) >"$T/ps.pull$i" </dev/null

@@ -134,7 +134,10 @@ stop_works() { local p; for p in $WORKS; do kill $p 2>/dev/null; done; WORKS=; w
 c_timehist() { rperf $1 sched timehist -i "$2" >"$T/judge.log" 2>&1 && grep -q " $w\[[0-9]*\] " "$T/judge.log"; }
 c_latency() { rperf $1 sched latency -i "$2" >"$T/judge.log" 2>&1 && grep -q " $w:[0-9]* " "$T/judge.log"; }
 c_inject() {	# a file perf reads with the same facts
-	rm -f "$T/inj"; rperf $1 inject -i "$2" -o "$T/inj" >"$T/judge.log" 2>&1 &&
+	# (--buildid-dir: inject keeps copies of the binaries by build-id;
+	# not in the user's ~/.debug, where they would give t_track's
+	# stripped copy of the same build its symbols)
+	rm -f "$T/inj"; rperf $1 --buildid-dir "$T/.debug" inject -i "$2" -o "$T/inj" >"$T/judge.log" 2>&1 &&
 		[ "$(facts $1 "$T/inj" $WL)" = "$(facts $1 "$2" $WL)" ]
 }
 c_buildid() {	# the kernel's build-id

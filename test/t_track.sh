@@ -6,9 +6,12 @@ P=tk$$x$RANDOM; P=${P:0:15}	# a process that will be gone at dump time
 cp "$T/work" "$T/$P"
 
 # symreport DUMP [perf options]: "comm dso sym" of cpu-clock samples
+# (an empty build-id cache: ~/.debug may hold the unstripped workload,
+# which has the same build-id as every build of test/work.c)
 symreport() {
 	local f=$1; shift
-	perf report -i "$f" --stdio --sort comm,dso,sym "$@" 2>/dev/null | awk '/^ +[0-9.]+%/ { print $2, $3, $5 }'
+	perf --buildid-dir "$T/nobid" report -i "$f" --stdio --sort comm,dso,sym "$@" 2>/dev/null |
+		awk '/^ +[0-9.]+%/ { print $2, $3, $5 }'
 }
 
 # --- 1. an exited process, tracking off, then on ---
