@@ -43,7 +43,7 @@ static const u16 err_no[] = {
 	EPERM, ENOENT, EIO, ENXIO, E2BIG, EBADF, EAGAIN, ENOMEM, EACCES,
 	EBUSY, EEXIST, ENODEV, ENOTDIR, EISDIR, EINVAL, EMFILE, ENOTTY,
 	EFBIG, ENOSPC, EROFS, EPIPE, ENAMETOOLONG, ENOSYS, EOPNOTSUPP,
-	ECONNRESET, ENOTCONN, EDQUOT, EINTR, ESRCH, EADDRINUSE, EADDRNOTAVAIL,
+	ECONNRESET, ENOTCONN, EDQUOT, EINTR, ESRCH,
 };
 static const char err_str[] =
 	"Operation not permitted\0No such file or directory\0I/O error\0"
@@ -54,8 +54,7 @@ static const char err_str[] =
 	"File too large\0No space left on device\0Read-only file system\0"
 	"Broken pipe\0Filename too long\0Function not implemented\0"
 	"Not supported\0Connection reset by peer\0Socket not connected\0"
-	"Quota exceeded\0Interrupted system call\0No such process\0"
-	"Address in use\0Address not available";
+	"Quota exceeded\0Interrupted system call\0No such process";
 
 static char *err_fmt(char *p, char *e, int err)
 {

@@ -134,6 +134,8 @@ int pull_listen(const char *spec)
 		if (errno == EADDRINUSE)
 			die(1, "listen=%s: another program (or another tracer) has this %s already", spec,
 			    *spec == '@' ? "name" : "port");
+		if (errno == EADDRNOTAVAIL)
+			die(1, "listen=%s: no interface here has this address", spec);
 		die(1, "listen=%s: bind:", spec);
 	}
 	if (listen(fd, 64))

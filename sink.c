@@ -80,7 +80,7 @@ void sink_write(const char *p, size_t n)
 		ssize_t w;
 		u64 t;
 
-		if (oyield && sink_wait())
+		if (CFG_LISTEN && oyield && sink_wait())
 			break;
 		if (!oyield && poll(pf, 1 + (out_final && osfd >= 0), -1) <= 0)
 			continue;

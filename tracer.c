@@ -462,7 +462,7 @@ int main(int argc, char **argv)
 
 	cfg_load(config, out);
 	if (shut & 2 && !cfg_out)
-		die(2, "stdout is closed, and it is where dumps go without -o: give -o FILE (or out=)");
+		die(2, "stdout is closed: give -o FILE");
 	/* Read now, not at a hit: where a tripwire's tracepoint has a comm. */
 	for (i = 0; i < nev; i++)
 		if (CFG_TRIPWIRE && evs[i].trip && evs[i].attr.type == TYPE_TRACEPOINT)

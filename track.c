@@ -437,14 +437,37 @@ static struct slot *slot_get(u32 pid, int create)
 }
 
 /* Append in time order; the oldest records go when the slot is full. */
+/* Where in a full slot a record can go: the oldest map but the first
+ * two after an exec (the program and its loader). Its COMMs stay, and
+ * so the process's name: a program that maps forty libraries (perf,
+ * python) overflows a slot, and its oldest record is the exec's COMM.
+ * Only a slot of nothing else gives up its oldest record. */
+static unsigned slot_victim(const struct slot *s)
+{
+	const struct rec_hdr *h;
+	unsigned off, keep = 0;
+
+	for (off = 0; off < s->used; off += h->size) {
+		h = (const void *)(s->b + off);
+		if (h->type == REC_COMM)
+			keep = h->misc & MISC_COMM_EXEC ? 2 : keep;
+		else if (keep)
+			keep--;
+		else
+			return off;
+	}
+	return 0;
+}
+
 static void slot_add(struct slot *s, const struct rec_hdr *h)
 {
 	if (!s || h->size > SLOT)
 		return;
 	while (s->used + h->size > SLOT) {
-		u16 n = ((struct rec_hdr *)s->b)->size;
+		unsigned off = slot_victim(s);
+		u16 n = ((struct rec_hdr *)(s->b + off))->size;
 
-		memmove(s->b, s->b + n, s->used - n);
+		memmove(s->b + off, s->b + off + n, s->used - off - n);
 		s->used -= n;
 	}
 	memcpy(s->b + s->used, h, h->size);

@@ -7,16 +7,20 @@ R=rt$$x$RANDOM; R=${R:0:15}
 for lay in "" full; do
 	rm -f "$T/f1.data"
 	start_tracer "$T/f1" -o "$T/f1.data" "sched:sched_stat_runtime $lay" || continue
-	run_work "$R" spin 400; wait $WPID
+	cp "$T/work" "$T/$R"
+	( TIMEFORMAT='%3U %3S'; time "$T/$R" spin 400 ) 2>"$T/f1.cpu"	# its CPU time, whatever else runs
 	stop_tracer >/dev/null
 	perf script -i "$T/f1.data" -F comm,tid,time,period --ns 2>/dev/null >"$T/f1.txt"
 	n=$(wc -l <"$T/f1.txt"); u=$(sort -u "$T/f1.txt" | wc -l)
 	[ "$n" -gt 10 ] && [ "$n" = "$u" ] && pass "sched_stat_runtime ${lay:-lean}: one sample per hit ($n)" ||
 		fail "sched_stat_runtime ${lay:-lean}: one sample per hit" "$n samples, $u distinct"
-	# the workload ran ~400 ms: its runtime periods add up to most of it
+	# its runtime periods add up to the CPU time it had (400 ms of spin
+	# on an idle machine, less when a compile shares the CPUs)
 	ms=$(awk -v c="$R" '$1 == c { s += $NF } END { printf "%d", s / 1e6 }' "$T/f1.txt")
-	[ "$ms" -ge 200 ] && [ "$ms" -le 800 ] && pass "sched_stat_runtime ${lay:-lean}: periods sum to the runtime (${ms} ms of 400)" ||
-		fail "sched_stat_runtime ${lay:-lean}: periods sum to the runtime" "${ms} ms"
+	cpu=$(awk '{ printf "%d", ($1 + $2) * 1000 }' "$T/f1.cpu")
+	[ "${cpu:-0}" -ge 50 ] && [ $((ms * 10)) -ge $((cpu * 7)) ] && [ $((ms * 10)) -le $((cpu * 13 + 200)) ] &&
+		pass "sched_stat_runtime ${lay:-lean}: periods sum to the runtime (${ms} ms, ${cpu} ms of CPU)" ||
+		fail "sched_stat_runtime ${lay:-lean}: periods sum to the runtime" "${ms} ms, ${cpu} ms of CPU"
 done
 
 # --- 2. a 10-dump stream describes each process once, unless it changed
@@ -299,8 +303,17 @@ if start_tracer "$T/f7" -o "$T/f7.data"; then
 	perf script -i "$T/f7.data" -F comm 2>/dev/null | awk '{ n++; if ($1 ~ /^:[0-9]+$/) u++ }
 		END { printf "%d %d\n", n, u }' >"$T/f7.n"
 	read -r n u <"$T/f7.n"
-	[ "${n:-0}" -gt 300 ] && [ $((u * 100)) -le "$n" ] && pass "the default config names >= 99% of samples ($u of $n unnamed)" ||
+	# a machine that starts processes faster than the table holds them
+	# (procs=1024 within what the rings cover: a thousand a second)
+	# evicts some, and says so on the dump line: then the premise is gone
+	ev=$(grep -o '([0-9]* evicted' "$T/f7.err" | tail -1 | tr -dc 0-9)
+	if [ "${n:-0}" -gt 300 ] && [ $((u * 100)) -le "$n" ]; then
+		pass "the default config names >= 99% of samples ($u of $n unnamed)"
+	elif [ "${ev:-0}" -gt 0 ]; then
+		skip "the default config names >= 99% of samples" "other activity filled the table: $ev processes evicted, $u of $n samples unnamed"
+	else
 		fail "the default config names >= 99% of samples" "$u of $n unnamed; $(tail -1 "$T/f7.err")"
+	fi
 fi
 
 # --- SIGUSR2 storms while raw_syscalls:* runs at full rate: every dump

@@ -210,12 +210,12 @@ else
 	rm -f "$T/ky.data"*
 	if start_tracer "$T/ky" -o "$T/ky.data" "sched:sched_process_exec listen=0.0.0.0:$P5 key=$T/key"; then
 		cp "$T/work" "$T/${w}ky"; "$T/${w}ky" spin 10
-		ip netns exec $NS nc 10.213.0.1 $P5 <"$T/key" >"$T/ky.pull"
+		nsenter --net=/var/run/netns/$NS nc 10.213.0.1 $P5 <"$T/key" >"$T/ky.pull"
 		perf script -i "$T/ky.pull" 2>/dev/null | grep -q "filename=$T/${w}ky " &&
 			pass "from another network namespace, with the key: a dump perf decodes" ||
 			fail "from another network namespace, with the key: a dump perf decodes" "$(wc -c <"$T/ky.pull") bytes; $(tail -2 "$T/ky.err")"
-		ip netns exec $NS timeout 20 nc -d 10.213.0.1 $P5 >"$T/ky.nokey" </dev/null
-		echo "not-the-key-not-the-key" | ip netns exec $NS timeout 20 nc 10.213.0.1 $P5 >"$T/ky.bad"
+		nsenter --net=/var/run/netns/$NS timeout 20 nc -d 10.213.0.1 $P5 >"$T/ky.nokey" </dev/null
+		echo "not-the-key-not-the-key" | nsenter --net=/var/run/netns/$NS timeout 20 nc 10.213.0.1 $P5 >"$T/ky.bad"
 		testing "without the key, and with a wrong one: nothing" "0 0" "$(wc -c <"$T/ky.nokey") $(wc -c <"$T/ky.bad")"
 		grep -q "may not pull a dump: no key within 5 s" "$T/ky.err" && grep -q "may not pull a dump: wrong key" "$T/ky.err" &&
 			pass "the refusals say why (no key, wrong key)" || fail "the refusals say why" "$(grep listen: "$T/ky.err")"

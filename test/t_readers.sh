@@ -176,7 +176,7 @@ c_perfparser() {	# not a perf version: VER is ignored
 # collects "NAME PID" for facts
 WL=
 workload() {
-	run_work "$1" spin 300 sleep 20 signal sleep 20 hold
+	run_work "$1" spin 300 close 200000 sleep 20 signal sleep 20 hold	# close: time in the kernel, for ksym, whatever else runs
 	WL="$WL $1 $WPID"
 	sleep 0.6
 }

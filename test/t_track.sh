@@ -144,3 +144,25 @@ if start_tracer "$T/px" -o "$T/px.data" 'sched:sched_switch cpu-clock@499'; then
 	s=$(perf script -i "$T/px.data" -F comm,pid 2>/dev/null | awk -v b=$B '$2 == b { print $1 }' | uniq | tr '\n' ' ')
 	testing "an older process that execs: its old name before, the new one after" "bash $E " "$s"
 fi
+
+# --- a program that maps many libraries (here perf itself, 40 of them:
+# more records than a process's slot holds) and exits before the dump
+# keeps its name and its program's map: the slot gives up its oldest
+# library maps, not the exec's COMM ---
+M=mm$$x$RANDOM; M=${M:0:15}
+cp "$(command -v perf)" "$T/$M"
+nl=$(ldd "$T/$M" 2>/dev/null | grep -c '=> /')
+rm -f "$T/mm.data"*
+if [ "$nl" -lt 25 ]; then
+	skip "a program of many libraries keeps its name" "perf here maps only $nl libraries: not enough to fill a slot"
+elif start_tracer "$T/mm" -o "$T/mm.data" 'sched:sched_switch sched:sched_process_exec sched:sched_process_exit'; then
+	"$T/$M" version >/dev/null
+	sleep 0.3
+	stop_tracer >/dev/null
+	perf script -i "$T/mm.data" --show-mmap-events 2>/dev/null >"$T/mm.txt"
+	n=$(grep -c "^ *$M [0-9]* .*sched:" "$T/mm.txt"); u=$(grep -c "^ *:[0-9]* .*filename=$T/$M " "$T/mm.txt")
+	m=$(grep -c "PERF_RECORD_MMAP2 .* $T/$M\$" "$T/mm.txt")
+	[ "$n" -gt 0 ] && [ "$u" = 0 ] && [ "$m" -gt 0 ] &&
+		pass "a program of $nl libraries that exited keeps its name ($n records) and its program's map" ||
+		fail "a program of $nl libraries that exited keeps its name and its program's map" "$n named, $u unnamed execs, $m maps of it"
+fi
