@@ -86,7 +86,7 @@ run:
 	@command -v musl-gcc >/dev/null || $(APT_GET) musl-tools || { apt-get update -q && $(APT_GET) musl-tools; }
 	@command -v perf >/dev/null || $(APT_GET) linux-perf || { apt-get update -q && $(APT_GET) linux-perf; }
 	$(MAKE) tracer
-	./tracer -o tracer.data
+	./tracer -o $(or $(RUNOUT),tracer.data)
 
 test:
 	bash test/run.sh

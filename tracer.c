@@ -225,6 +225,23 @@ static void pull_serve(int c, const char *who, const struct pollfd *p, int nt)
 	pull_hangup(c);
 }
 
+/* One stop sends more than one signal: timeout(1) signals us, then our
+ * process group, then SIGCONT to both; make(1), killed, signals its
+ * child; a terminal's Ctrl-C goes to the whole foreground group, make
+ * included. What comes within STOP_GATHER of the first is that same
+ * stop, not a second one that would cut the final dump short. (The
+ * rings record meanwhile: the dump holds up to then.) */
+#define STOP_GATHER 200000
+static void stop_gather(int sfd)
+{
+	u64 end = now_us() + STOP_GATHER, now;
+	struct signalfd_siginfo si;
+	struct pollfd p = { sfd, POLLIN, 0 };
+
+	while ((now = now_us()) < end && poll(&p, 1, (end - now) / 1000 + 1) > 0)
+		read(sfd, &si, sizeof(si));
+}
+
 static int min_ms(int a, int b)
 {
 	return a < 0 || (b >= 0 && b < a) ? b : a;
@@ -278,6 +295,7 @@ static int loop(int sfd)
 				 * a second one ends it at once. 1 if it failed. */
 				msg("%s: the final dump", sig_name(si.ssi_signo));
 				sink_final(si.ssi_signo, si.ssi_pid);
+				stop_gather(sfd);
 				return dump_now("exit", -1) ? 1 : 0;
 			}
 		}

@@ -30,14 +30,16 @@ slow_reader() {
 	for i in $(seq 100); do [ -s "$T/s3.open" ] && break; sleep 0.1; done
 }
 
-# st_decodes NAME FILE ERR: the final dump was written whole, and perf
-# decodes it with the workload that ran before the stop
+# st_decodes NAME FILE WORKLOAD ERR: the final dump was written whole, and
+# perf decodes it with the workload that ran before the stop: its exec,
+# or (when other activity wrapped the rings since) its COMM from the
+# process table, which a dump carries whatever the rings still hold
 st_decodes() {
 	local n
-	n=$(perf script -i "$2" 2>/dev/null | grep -c "filename=$T/$3 ")
+	n=$(perf script -i "$2" --show-task-events 2>/dev/null | grep -c -e "filename=$T/$3 " -e "PERF_RECORD_COMM.* $3:[0-9]")
 	grep -q "dump [0-9]* (exit): .* bytes" "$4" && [ "$n" -gt 0 ] &&
-		pass "$1: the final dump is written, perf decodes the exec of $3" ||
-		fail "$1: the final dump is written, perf decodes the exec of $3" "$n execs; $(tail -2 "$4")"
+		pass "$1: the final dump is written, perf decodes $3 (its exec or its COMM)" ||
+		fail "$1: the final dump is written, perf decodes $3" "$n execs or COMMs; $(tail -2 "$4")"
 }
 
 w=stop$$; w=${w:0:12}
@@ -45,7 +47,7 @@ cp "$T/work" "$T/$w"
 
 # --- 1. SIGTERM then SIGCONT, as systemd and timeout(1) send them ---
 rm -f "$T/s1"*
-if start_tracer "$T/s1" -o "$T/s1.data" 'sched:sched_switch sched:sched_process_exec'; then
+if start_tracer "$T/s1" -o "$T/s1.data" 'sched:sched_process_exec'; then
 	"$T/$w" spin 20
 	kill -TERM $TPID; kill -CONT $TPID
 	wait_rc $TPID 20
@@ -56,8 +58,8 @@ fi
 # --- 2. timeout -s INT and timeout (SIGTERM): tracer's own status ---
 for sig in INT TERM; do
 	rm -f "$T/s2.data"*
-	(sleep 1.5; "$T/$w" spin 20) &
-	timeout --preserve-status -s $sig 3 "$TRACER" -o "$T/s2.data" 'sched:sched_switch sched:sched_process_exec' 2>"$T/s2.err"
+	(sleep 2; "$T/$w" spin 20) &
+	timeout --preserve-status -s $sig 3 "$TRACER" -o "$T/s2.data" 'sched:sched_process_exec' 2>"$T/s2.err"
 	RC=$?; wait
 	testing "timeout -s $sig: exit 0" 0 "$RC"
 	st_decodes "timeout -s $sig" "$T/s2.data" "$w" "$T/s2.err"
@@ -116,7 +118,7 @@ case "$RC:$out" in 2:*"stdout is closed"*"-o FILE"*) pass "stdout closed, no -o:
 *) fail "stdout closed, no -o: says so, exit 2" "rc=$RC $out" ;; esac
 for fds in '<&-' '>&-' '<&- >&-' '<&- >&- 2>&-'; do
 	rm -f "$T/s5"*
-	eval "exec \"\$TRACER\" -o \"\$T/s5.data\" 'sched:sched_switch sched:sched_process_exec' $fds" 2>"$T/s5.err" & TPID=$!
+	eval "exec \"\$TRACER\" -o \"\$T/s5.data\" 'sched:sched_process_exec' $fds" 2>"$T/s5.err" & TPID=$!
 	TRACERS="$TRACERS $TPID"
 	sleep 1
 	"$T/$w" spin 20
@@ -129,3 +131,46 @@ for fds in '<&-' '>&-' '<&- >&-' '<&- >&- 2>&-'; do
 		pass "started with $fds: SIGUSR2 and SIGINT each dump (perf decodes the exec of $w), exit 0" ||
 		fail "started with $fds: SIGUSR2 and SIGINT each dump" "rc=$RC, $n execs; $(ls "$T" | grep s5 | tr '\n' ' '); $(tail -2 "$T/s5.err")"
 done
+
+# --- 6. the quick start's own stops: `make run` under timeout (make
+# forwards the SIGTERM to tracer as well), and Ctrl-C on its terminal
+# (SIGINT to make and tracer both) ---
+rm -f "$T/s6"*
+(sleep 2; "$T/$w" spin 20) &
+timeout 5 make -s -C "$TOP" run RUNOUT="$T/s6.data" >"$T/s6.err" 2>&1; wait
+st_decodes "timeout 5 make run" "$T/s6.data" "$w" "$T/s6.err"
+! grep -q "exiting before" "$T/s6.err" && pass "timeout 5 make run: no second signal cuts the dump" ||
+	fail "timeout 5 make run: no second signal cuts the dump" "$(tail -2 "$T/s6.err")"
+cat >"$T/ctrlc.py" <<'PY'
+import os, pty, select, sys, time
+top, out = sys.argv[1], sys.argv[2]
+pid, fd = pty.fork()
+if pid == 0:
+    os.execvp("make", ["make", "-s", "-C", top, "run", "RUNOUT=" + out])
+buf, end = b"", time.time() + 60
+def more(t):
+    global buf
+    if select.select([fd], [], [], t)[0]:
+        try:
+            b = os.read(fd, 4096)
+        except OSError:
+            return False
+        buf += b
+        return bool(b)
+    return True
+while b"recording" not in buf and time.time() < end:
+    more(1)
+os.spawnv(os.P_WAIT, sys.argv[3], sys.argv[3:])	# the workload, then Ctrl-C
+time.sleep(0.3)
+os.write(fd, b"\x03")
+end = time.time() + 30
+while time.time() < end and more(1):
+    pass
+os.waitpid(pid, 0)
+sys.stdout.write(buf.decode(errors="replace"))
+PY
+rm -f "$T/s7"*
+python3 "$T/ctrlc.py" "$TOP" "$T/s7.data" "$T/$w" spin 20 >"$T/s7.err"
+st_decodes "Ctrl-C on make run's terminal" "$T/s7.data" "$w" "$T/s7.err"
+! grep -q "exiting before" "$T/s7.err" && pass "Ctrl-C on make run's terminal: no second signal cuts the dump" ||
+	fail "Ctrl-C on make run's terminal: no second signal cuts the dump" "$(tail -2 "$T/s7.err")"
