@@ -34,7 +34,7 @@ if start_tracer "$T/d" 'buf=4m'; then
 	l=$(grep "dump 1 (signal):" "$T/d.err")
 	case "$l" in *" bytes, "*" records, 2 CPUs, paused "*" us, wrote in "*" us"*) pass "dump line: bytes, records, CPUs, pause, write" ;;
 	*) fail "dump line: bytes, records, CPUs, pause, write" "$l" ;; esac
-	kill $WPID
+	kill $WPID; wait $WPID 2>/dev/null	# gone before the next one, which has the same name
 fi
 
 # --- file mode: perf sched and perf inject need it ---
