@@ -60,7 +60,7 @@ for cfg in defconfig allnoconfig allyesconfig $(for s in $syms; do echo "no-$s";
 	if ! make -s -C "$k" tracer >"$k.log" 2>&1; then
 		fail "$cfg builds" "$(tail -5 "$k.log")"; continue
 	fi
-	"$k/tracer" 'cpu-clock@499' >"$k.out" 2>"$k.err" & p=$!
+	: >"$k.err"; "$k/tracer" 'cpu-clock@499' >"$k.out" 2>"$k.err" & p=$!
 	for i in $(seq 50); do grep -q recording "$k.err" && break; sleep 0.1; done
 	"$T/work" spin 50; kill -INT $p; wait $p
 	n=$(perf script -i "$k.out" 2>/dev/null | grep -c 'cpu-clock:')
@@ -80,7 +80,7 @@ for cfg in defconfig allnoconfig allyesconfig $(for s in $syms; do echo "no-$s";
 	# a standalone pipe-mode stream (header size 16) without; perf reads both.
 	case $cfg in defconfig|no-PERF_FILE)
 		rm -f "$k.file"*
-		"$k/tracer" -o "$k.file" 'cpu-clock@499' 2>"$k.ferr" & p=$!
+		: >"$k.ferr"; "$k/tracer" -o "$k.file" 'cpu-clock@499' 2>"$k.ferr" & p=$!
 		for i in $(seq 50); do grep -q recording "$k.ferr" && break; sleep 0.1; done
 		"$T/work" spin 50; kill -INT $p; wait $p
 		hs=$(od -An -tu8 -j8 -N8 "$k.file" 2>/dev/null | tr -d ' ')
@@ -96,7 +96,7 @@ for cfg in defconfig allnoconfig allyesconfig $(for s in $syms; do echo "no-$s";
 	case $cfg in defconfig|no-PROC|allnoconfig)
 		cp "$T/work" "$T/pre_$$"; "$T/pre_$$" spin 3000 & w=$!
 		sleep 0.3
-		"$k/tracer" 'cpu-clock@499' >"$k.pout" 2>"$k.perr" & p=$!
+		: >"$k.perr"; "$k/tracer" 'cpu-clock@499' >"$k.pout" 2>"$k.perr" & p=$!
 		for i in $(seq 50); do grep -q recording "$k.perr" && break; sleep 0.1; done
 		sleep 0.3; kill -INT $p; wait $p; kill $w 2>/dev/null; wait $w 2>/dev/null
 		s=$(perf script -F comm,pid -i "$k.pout" 2>/dev/null | awk -v w=$w '$NF == w' | sort | uniq -c)

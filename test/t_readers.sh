@@ -176,9 +176,11 @@ c_perfparser() {	# not a perf version: VER is ignored
 # collects "NAME PID" for facts
 WL=
 workload() {
-	run_work "$1" spin 300 close 200000 sleep 20 signal sleep 20 hold	# close: time in the kernel, for ksym, whatever else runs
+	# sys: 400 ms in the kernel, so that cpu-clock@49 has kernel samples
+	# (ksym) also when a compile keeps both CPUs in user space
+	run_work "$1" spin 300 sys 400 sleep 20 signal sleep 20 hold
 	WL="$WL $1 $WPID"
-	sleep 0.6
+	sleep 1.1
 }
 
 # --- 1. the default config on stdout, three dumps in one stream ---

@@ -1,6 +1,7 @@
 /* work.c - a workload the tests look for in dumps.
  * Steps run in order: spin MS, sleep MS, close N, signal, exec PATH, hold.
  *   spin MS    burn CPU in work_hot_loop() for MS milliseconds
+ *   sys MS     syscalls (close(-1)) for MS milliseconds: time in the kernel
  *   sleep MS   sleep (a voluntary context switch)
  *   close N    close(100000 + i) for i in 0..N-1: numbered syscalls
  *   signal     send ourselves SIGUSR1 (caught): signal_generate sig=10
@@ -46,7 +47,16 @@ int main(int argc, char **argv)
 			work_hot_loop(n), i++;
 		else if (!strcmp(argv[i], "sleep"))
 			usleep(n * 1000), i++;
-		else if (!strcmp(argv[i], "close")) {
+		else if (!strcmp(argv[i], "sys")) {
+			struct timespec a, b;
+
+			clock_gettime(CLOCK_MONOTONIC, &a);
+			do {
+				for (int k = 0; k < 1000; k++)
+					close(-1);
+				clock_gettime(CLOCK_MONOTONIC, &b);
+			} while ((b.tv_sec - a.tv_sec) * 1000 + (b.tv_nsec - a.tv_nsec) / 1000000 < n);
+		} else if (!strcmp(argv[i], "close")) {
 			for (long k = 0; k < n; k++)
 				close(100000 + k);
 			i++;
