@@ -119,7 +119,11 @@ fi
 rm -f "$T/f5i"*
 if start_tracer "$T/f5i" -o "$T/f5i.data" 'raw_syscalls:* buf=64m'; then
 	"$T/work" close 1500000 & W=$!; "$T/work" close 1500000; wait $W
-	kill -INT $TPID; sleep 0.05; /bin/kill -INT $TPID; wait $TPID; rc=$?	# from another process
+	# the second from another process, once the file is there: after the
+	# 200 ms in which a stop's own signals are one stop, while it is written
+	kill -INT $TPID
+	for i in $(seq 500); do [ -e "$T/f5i.data" ] && break; sleep 0.01; done
+	/bin/kill -INT $TPID; wait $TPID; rc=$?
 	if grep -q "exiting before the final dump is written" "$T/f5i.err"; then
 		testing "a second SIGINT cuts the final dump short: exit 1" 1 $rc
 		[ ! -e "$T/f5i.data" ] && pass "a second SIGINT: the half-written file is removed" ||
