@@ -327,17 +327,17 @@ int pull_rate(u64 *t, u64 now)
 
 int pull_fds(struct pollfd *p)
 {
-	int i, free = 0;
+	int i, room = 0;
 
 	for (i = 0; i < PULL_PEND; i++) {
-		free += pend[i].fd < 0 || pend[i].want;
+		room += pend[i].fd < 0 || pend[i].want;
 		p[1 + i].fd = pend[i].fd;
 		/* a served-to-be one: only its hangup, not its bytes */
 		p[1 + i].events = pend[i].want ? POLLIN : 0;
 	}
 	/* Full of connections that wait their turn: the rest wait in the
 	 * backlog. A slot that waits for a key gives way to a newcomer. */
-	p[0].fd = free ? lfd : -1;
+	p[0].fd = room ? lfd : -1;
 	p[0].events = POLLIN;
 	return 1 + PULL_PEND;
 }
