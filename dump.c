@@ -298,9 +298,14 @@ int dump_hotplug(int fd)
 		if (i == nring || offline[i] == !on)
 			continue;
 		offline[i] = !on;
-		msg(on ? "cpu %d is back online: recording it again" : "cpu %d went offline", (int)cpu);
-		if (on && !open_cpu(i, cpu))
-			regen = changed = 1;
+		/* Said once its events and tracking ring are open again, so
+		 * that what runs there after the line is recorded. */
+		if (!on)
+			msg("cpu %d went offline", (int)cpu);
+		else if (!open_cpu(i, cpu))
+			msg("cpu %d is back online: recording it again", (int)cpu), regen = changed = 1;
+		else
+			msg("cpu %d is back online, but is not recorded (above)", (int)cpu);
 	}
 	if (changed)
 		ev_ids_init();

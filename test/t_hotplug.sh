@@ -22,9 +22,13 @@ else
 		grep -q "dump 1 (signal): .* 2 CPUs (1 offline), paused" "$T/hp$lay.err" &&
 			pass "$lay: a dump while cpu1 is offline says so" ||
 			fail "$lay: a dump while cpu1 is offline says so" "$(grep 'dump 1' "$T/hp$lay.err")"
+		# the line, then at once an exec on that CPU: its comm and maps
+		# must be recorded (the line comes once cpu1's events and its
+		# tracking ring are open again)
+		( for i in $(seq 20000); do grep -q "cpu 1 is back online" "$T/hp$lay.err" && break; done
+		  taskset -c 1 "$T/${H}b" spin 200 sleep 10 signal ) & HB=$!
 		echo 1 >"$CPU1"; CPU_OFF=
-		wait_line "$T/hp$lay" "cpu 1 is back online" >/dev/null
-		taskset -c 1 "$T/${H}b" spin 200 sleep 10 signal
+		wait_rc $HB 20
 		stop_tracer >/dev/null
 		perf script -i "$T/hp$lay.out" -F comm,cpu,event,ip,sym,trace 2>/dev/null >"$T/hp$lay.txt"
 		for w in a b; do
@@ -38,6 +42,9 @@ else
 			[ "$n" -gt 0 ] && [ "$k" -gt 0 ] && pass "$lay: cpu1's records $when ($n, $k sched_switch)" ||
 				fail "$lay: cpu1's records $when" "$n samples, $k sched_switch; $(tail -3 "$T/hp$lay.err")"
 		done
+		n=$(perf script -i "$T/hp$lay.out" --show-task-events 2>/dev/null | grep -c "PERF_RECORD_COMM exec: ${H}b:")
+		[ "$n" -gt 0 ] && pass "$lay: an exec on cpu1 right after 'back online' keeps its comm" ||
+			fail "$lay: an exec on cpu1 right after 'back online' keeps its comm" "$(tail -3 "$T/hp$lay.err")"
 		check "$lay: hotplug: timestamps never go backwards" monotonic "$T/hp$lay.out"
 	done
 fi
