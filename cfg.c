@@ -23,6 +23,7 @@ int ntrip;
 unsigned long cfg_buf = 128 << 10;
 char *cfg_out, *cfg_listen, *cfg_key;
 static const char *listen_at;	/* listen='s token */
+static unsigned key_seen;	/* the keys given so far, a bit each */
 u64 cfg_cpus[16];
 int cfg_stack, cfg_lean = 1, cfg_frame, cfg_zstd, cfg_trim;
 long cfg_baud, cfg_dumps, cfg_procs = PROCS_DEFAULT;
@@ -426,15 +427,14 @@ static void key_once(const char *key)
 {
 	static const char keys[] = "buf\0cpus\0after\0holdoff\0count\0dumps\0procs\0"
 				   "frame\0baud\0listen\0out\0key\0";
-	static unsigned seen;
 	const char *k;
 	int i;
 
 	for (i = 0, k = keys; *k; k += strlen(k) + 1, i++)
 		if (!strcmp(k, key)) {
-			if (seen >> i & 1)
+			if (key_seen >> i & 1)
 				bad(key, "given twice: each key once");
-			seen |= 1u << i;
+			key_seen |= 1u << i;
 		}
 }
 

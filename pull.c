@@ -79,11 +79,11 @@ int pull_addr(const char *spec, void *sa, unsigned *len)
  * reach, where only a key lets a client in. */
 int pull_open_addr(const char *spec)
 {
-	struct sockaddr_in a[4];
+	union { struct sockaddr_in in; struct sockaddr_un un; } a;	/* what pull_addr fills */
 	unsigned len;
 
-	return !pull_addr(spec, a, &len) && a[0].sin_family == AF_INET &&
-	       ((const u8 *)&a[0].sin_addr)[0] != 127;
+	return !pull_addr(spec, &a, &len) && a.in.sin_family == AF_INET &&
+	       ((const u8 *)&a.in.sin_addr)[0] != 127;
 }
 
 /* key=FILE: its first line is the secret, 16 to 128 bytes. 0, or why
