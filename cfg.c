@@ -421,21 +421,24 @@ static long num_in(const char *tok, const char *s, long lo, long hi, const char 
 	return v;
 }
 
-/* Each key once: a second listen= or buf= is a mistake, not an
- * override (trip= is the one that repeats). */
+/* The keys, as the unknown-key error lists them. Each once: a second
+ * listen= or buf= is a mistake, not an override (trip= repeats). */
+#define KEYS "buf= cpus= out= trip= after= holdoff= count= dumps= procs= frame= baud= listen= key="
 static void key_once(const char *key)
 {
-	static const char keys[] = "buf\0cpus\0after\0holdoff\0count\0dumps\0procs\0"
-				   "frame\0baud\0listen\0out\0key\0";
-	const char *k;
+	const char *k = KEYS;
+	size_t n;
 	int i;
 
-	for (i = 0, k = keys; *k; k += strlen(k) + 1, i++)
-		if (!strcmp(k, key)) {
+	for (i = 0; *k; i++, k += span(k, " ", 0), k += span(k, " ", 1)) {
+		for (n = 0; key[n] && k[n] == key[n]; n++)
+			;
+		if (!key[n] && k[n] == '=' && strcmp(key, "trip")) {
 			if (key_seen >> i & 1)
 				bad(key, "given twice: each key once");
 			key_seen |= 1u << i;
 		}
+	}
 }
 
 static void cfg_parse(char *s)
@@ -554,7 +557,7 @@ static void cfg_parse(char *s)
 				cfg_out = eq + 1;
 			} else {
 				*eq = '=';
-				bad(tok, "unknown key (buf= cpus= out= trip= after= holdoff= count= dumps= procs= frame= baud= listen= key=)");
+				bad(tok, "unknown key (" KEYS ")");
 			}
 		} else {
 			cfg_event(tok, tok);

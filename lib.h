@@ -32,6 +32,11 @@ char *xstrndup(const char *s, size_t n);
 /* Strings and numbers. */
 u64 xtou(const char *s, char **end, int base);
 unsigned long long num(const char *s, int suffix);
+/* The sooner of two poll timeouts in ms, -1 being none. */
+static inline int min_ms(int a, int b)
+{
+	return a < 0 || (b >= 0 && b < a) ? b : a;
+}
 char *xstrstr(const char *h, const char *n);
 char *xstrchr(const char *s, int c);
 char *xstrrchr(const char *s, int c);

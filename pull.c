@@ -117,7 +117,7 @@ const char *pull_key(const char *path)
  * or port that another program holds is said as such. The backlog
  * holds the clients that wait for a free slot (each slot waits at
  * most for its key or for the rate limit). */
-int pull_listen(const char *spec)
+void pull_listen(const char *spec)
 {
 	union { struct sockaddr sa; struct sockaddr_un un; } a;
 	unsigned len;
@@ -140,7 +140,7 @@ int pull_listen(const char *spec)
 	}
 	if (listen(fd, 64))
 		die(1, "listen=%s: listen:", spec);
-	return lfd = fd;
+	lfd = fd;
 }
 
 /* v as n upper-case hex digits at p, as /proc/net/tcp prints them. */
@@ -387,17 +387,16 @@ int pull_step(const struct pollfd *p, char *who, size_t n, int *wait)
 			pend_drop(s, "no key within 5 s");
 			continue;
 		}
-		if (s->want) {
-			ms = (KEY_WAIT - (now - s->since)) / 1000 + 1;
-			*wait = *wait < 0 || ms < *wait ? ms : *wait;
-		} else if (s->since < first) {
+		if (s->want)
+			*wait = min_ms(*wait, (KEY_WAIT - (now - s->since)) / 1000 + 1);
+		else if (s->since < first) {
 			first = s->since, pick = i;
 		}
 	}
 	if (pick < 0)
 		return -1;
 	if ((ms = pull_rate(&tat, now))) {
-		*wait = *wait < 0 || ms < *wait ? ms : *wait;
+		*wait = min_ms(*wait, ms);
 		return -1;
 	}
 	fmt(who, n, "%s", pend[pick].who);

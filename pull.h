@@ -14,7 +14,7 @@
 int pull_addr(const char *spec, void *sa, unsigned *len);	/* 0, or -1: not one */
 int pull_open_addr(const char *spec);	/* TCP beyond loopback: needs a key */
 const char *pull_key(const char *path);	/* 0, or why the key file won't do */
-int pull_listen(const char *spec);	/* the listening fd; dies if it can't */
+void pull_listen(const char *spec);	/* dies if it can't */
 /* The loop's part: pull_fds fills 1 + PULL_PEND pollfds (the listening
  * socket, the connections that wait); after the poll, pull_step takes
  * what came and returns a connection to serve now (who it is in who[])

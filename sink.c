@@ -57,8 +57,8 @@ static int sink_wait(void)
 	u64 now = now_us();
 	int i, ms = 5000;
 
-	if (yuntil && (yuntil <= now || (yuntil - now) / 1000 + 1 < (u64)ms))
-		ms = yuntil <= now ? 0 : (yuntil - now) / 1000 + 1;
+	if (yuntil)
+		ms = yuntil <= now ? 0 : min_ms(ms, (yuntil - now) / 1000 + 1);
 	ypoll[0] = (struct pollfd){ ofd, POLLOUT, 0 };
 	i = poll(ypoll, ny, ms);
 	if (i < 0)
@@ -80,11 +80,12 @@ void sink_write(const char *p, size_t n)
 		ssize_t w;
 		u64 t;
 
-		if (CFG_LISTEN && oyield && sink_wait())
-			break;
-		if (!oyield && poll(pf, 1 + (out_final && osfd >= 0), -1) <= 0)
+		if (CFG_LISTEN && oyield) {
+			if (sink_wait())
+				break;
+		} else if (poll(pf, 1 + (out_final && osfd >= 0), -1) <= 0) {
 			continue;
-		if (!oyield && pf[1].revents) {
+		} else if (pf[1].revents) {
 			u32 si[32] = { 0 };	/* struct signalfd_siginfo */
 
 			/* Only a second ending signal ends the final dump:
@@ -94,7 +95,9 @@ void sink_write(const char *p, size_t n)
 			 * request: timeout(1) sends it to us, then to our
 			 * process group (as if it had come once, as signals
 			 * of one kind sent together do). A tty's (pid 0), or
-			 * another sender's, is a second one. */
+			 * another sender's, is a second one. (What one stop
+			 * sends within its first 200 ms was read before the
+			 * dump began.) */
 			read(osfd, si, sizeof(si));
 			if (si[0] == SIGCONT || si[0] == SIGUSR1 || si[0] == SIGUSR2 ||
 			    (si[0] == fsig[0] && si[3] == fsig[1] && si[3]))

@@ -34,7 +34,7 @@
 #include "zstd.h"
 
 static void trip_rec(const struct rec_hdr *h, void *ctx);
-static int draining, lfd = -1;
+static int draining;
 static u64 deadline;	/* of the post-trigger dump */
 
 /* A dump, and the exit once it is the last that dumps= asks for: 0 if
@@ -242,11 +242,6 @@ static void stop_gather(int sfd)
 		read(sfd, &si, sizeof(si));
 }
 
-static int min_ms(int a, int b)
-{
-	return a < 0 || (b >= 0 && b < a) ? b : a;
-}
-
 /* Sleep in one poll, with a timeout only while a post-trigger dump, a
  * connection or a rate-limited request is pending. */
 static int loop(int sfd)
@@ -256,7 +251,7 @@ static int loop(int sfd)
 	char where[80] = "";
 	u64 req_rate = 0;
 
-	if (CFG_LISTEN && lfd >= 0)
+	if (CFG_LISTEN && cfg_listen)
 		fmt(where, sizeof(where), "; listening on %s%s", cfg_listen,
 		    cfg_key ? " (key=)" : "");
 	msg("recording %d events on %d CPUs, %L KiB per CPU%s; pid %d: SIGUSR2 dumps, SIGINT dumps and exits%s",
@@ -266,7 +261,7 @@ static int loop(int sfd)
 		int timeout = pwait, w;
 		u64 now = now_us();
 
-		if (CFG_LISTEN && lfd >= 0)
+		if (CFG_LISTEN && cfg_listen)
 			pull_fds(p + P_PULL);
 		if (deadline)
 			timeout = min_ms(timeout, now >= deadline ? 0 : (deadline - now + 999) / 1000);
@@ -313,7 +308,7 @@ static int loop(int sfd)
 			if (p[i].revents)
 				ring_read(trings + i - P_TTY - 1, trip_rec, 0);
 		/* Pulls last: whatever dumps to the sink has gone first. */
-		if (CFG_LISTEN && lfd >= 0) {
+		if (CFG_LISTEN && cfg_listen) {
 			char who[48];
 			int c = pull_step(p + P_PULL, who, sizeof(who), &pwait);
 
@@ -391,6 +386,7 @@ int main(int argc, char **argv)
 	sigset_t set;
 	u64 possible[16];
 	int i, c, sfd, ncpu = 0, extract = 0, sel = 0, shut = 0;
+	unsigned long long v;
 
 	/* Descriptors 0-2 that an init script or a daemon left closed are
 	 * /dev/null before anything is opened: else the signalfd would
@@ -422,9 +418,9 @@ int main(int argc, char **argv)
 				config = cfg_file(arg);
 				break;
 			case 'n':
-				if (!num(arg, 0) || num(arg, 0) > 1000000000)
+				if (!(v = num(arg, 0)) || v > 1000000000)
 					die(2, "-n %s: a dump number from 1", arg);
-				sel = num(arg, 0);
+				sel = v;
 				break;
 			case 'l':
 				if (!CFG_LIST)
@@ -488,7 +484,7 @@ int main(int argc, char **argv)
 	sink_open(cfg_out, cfg_frame, cfg_baud);
 	sink_signals(sfd);
 	if (CFG_LISTEN && cfg_listen)
-		lfd = pull_listen(cfg_listen);
+		pull_listen(cfg_listen);
 	dump_init();
 	if (CFG_ZSTD && cfg_zstd)
 		zstd_init();
