@@ -96,9 +96,11 @@ clean:
 
 .PHONY: defconfig allnoconfig allyesconfig menuconfig run test clean FORCE
 
-# End to end in a QEMU guest with Debian's kernel: ARCH=x86_64|aarch64|armhf|s390x
+# End to end in QEMU guests (test/qemu.sh): every guest of the set, or
+# ARCH=x86_64|aarch64|armhf|s390x|i386|mipsel|mips64el|ppc64el|riscv64|mips
+# with KERNEL=4.4|4.9|5.10|6.1|6.12 and, for mips, CPU=24Kc
 test-qemu:
-	bash test/qemu.sh $(or $(ARCH),x86_64)
+	KERNEL=$(KERNEL) CPU=$(CPU) bash test/qemu.sh $(or $(ARCH),all)
 
 .PHONY: test-qemu
 

@@ -316,7 +316,8 @@ size_lines = []
 q = size_lines.append
 sr = rows("size.tsv")
 if sr:
-    arches = [a for a in ["x86_64", "aarch64", "armhf", "s390x"] if any(r[0] == a for r in sr)]
+    arches = [a for a in ["x86_64", "aarch64", "armhf", "s390x", "i386", "mipsel", "mips64el", "ppc64el",
+                          "riscv64", "mips", "mips-sf"] if any(r[0] == a for r in sr)]
     sz = {(r[0], r[1], r[2]): r for r in sr}
     q("## 4. Size: stripped static binary (musl, `make` flags: -Os, LTO, gc-sections, -s, then sstrip)\n")
     q("Built in scratch copies of the tree. *-X* is defconfig with `CONFIG_X` alone turned off "

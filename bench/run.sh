@@ -176,11 +176,12 @@ log "tracer: $TRACER, $(wc -c <"$TRACER") bytes, full layout: $([ $LEAN = 1 ] &&
 size_phase() {
 	local arches="x86_64:none" a syms s jobs=$T/size.jobs
 	log "size: cross toolchains (test/setup-cross.sh)"
-	timeout 600 bash "$TOP/test/setup-cross.sh" all >"$T/cross.log" 2>&1 ||
+	timeout 900 bash "$TOP/test/setup-cross.sh" all riscv64 mips mips-sf >"$T/cross.log" 2>&1 ||
 		log "setup-cross: $(tail -1 "$T/cross.log")"
 	for a in aarch64:aarch64-linux-musl- armhf:arm-linux-musleabihf- s390x:s390x-linux-musl- \
 		i386:i386-linux-musl- mipsel:mipsel-linux-musl- mips64el:mips64el-linux-musl- \
-		ppc64el:powerpc64le-linux-musl-; do
+		ppc64el:powerpc64le-linux-musl- riscv64:riscv64-linux-musl- mips:mips-linux-musl- \
+		mips-sf:mips-linux-muslsf-; do
 		command -v "${a#*:}gcc" >/dev/null && arches="$arches $a"
 	done
 	syms=$(awk '/^config / { print $2 }' "$SRC/Kconfig")

@@ -5,6 +5,7 @@
 #   a  tracer -o PORT_DEV     one pipe-mode stream on a dedicated port
 #   b  tracer 'frame=text'    framed text dumps on the console
 #   c  tracer | nc -l -p 9000 the stream through netcat to the host (tracepoints alone)
+#   r  (4.4) the refusal at start, alone
 #   d  what used to break: -o on a file that exists, count=300, SIGBUS,
 #      300 short processes, cpu2 offline and back, every CPU merged (the
 #      dump files go to the host through nc, as c)
@@ -72,6 +73,8 @@ stop_tp() {
 	kill -INT $2
 	say "$1: SIGINT sent, uptime $(cut -d' ' -f1 /proc/uptime)"
 	wait_exit $2 $DUMP_WAIT || { say "$1: tracer did not exit"; kill -9 $2; }
+	# in a pipeline (c, d2), the subshell writes the status once tracer is gone
+	case $1 in c|d2) wait_for /run/$1.rc . 5 ;; esac
 	if [ -e /run/$1.rc ]; then
 		say "$1: tracer exit=$(cat /run/$1.rc)"
 	else
@@ -112,6 +115,15 @@ run_scenario() {
 }
 
 CFG=$TRACER_CONFIG
+
+# r: a kernel tracer cannot record on (4.4: no backward ring buffers):
+# the refusal at start, with nothing written to stdout
+if [ -z "${ONLY##*r*}" ]; then
+	say "r: begin"
+	/bin/tracer "$CFG" >/run/r.out 2>/run/r.err
+	say "r: tracer exit=$? stdout=$(wc -c </run/r.out) bytes"
+	sed "s/^/QT r err: /" /run/r.err
+fi
 
 # a: the dedicated port (x86 and MIPS ttyS1, ppc64el spapr-vty hvc1,
 # virtio console hvc0 elsewhere)
@@ -216,9 +228,22 @@ if [ -z "${ONLY##*d*}" ]; then
 
 	say "d2: begin -o /run/d2.data"
 	t0=$(cut -d' ' -f1 /proc/uptime)
-	/bin/tracer -o /run/d2.data "$D2_CONFIG" 2>/run/d2.err &
-	tp=$!
-	if wait_for /run/d2.err "recording" 60 $tp; then
+	# tracer's stderr through a reader that, the moment tracer says cpu2
+	# is back, execs a workload there (a user's script reacting to the
+	# line): what runs on a CPU after that line must be recorded
+	: >/run/d2.err
+	( /bin/tracer -o /run/d2.data "$D2_CONFIG" 2>&1; echo $? >/run/d2.rc ) | while IFS= read -r l; do
+		echo "$l" >>/run/d2.err
+		case $l in *"cpu 2 is back online: recording it again"*)
+			taskset 4 /bin/wk_hot spin 300 sleep 10 signal &
+			echo $! >/run/d2.hot ;;
+		esac
+	done &
+	n=50 tp=
+	while [ $n -gt 0 ] && [ -z "$tp" ] && [ ! -e /run/d2.rc ]; do
+		tp=$(pidof tracer); usleep 100000; n=$((n - 1))
+	done
+	if [ -n "$tp" ] && wait_for /run/d2.err "recording" 60 $tp; then
 		say "d2: tracer=$tp"
 		/bin/wk_hot storm 300
 		taskset $WORK_MASK /bin/wk_hot spin 300 &
@@ -235,10 +260,10 @@ if [ -z "${ONLY##*d*}" ]; then
 				say "d2: cpu2 online=$(cat $CPU2)"
 				echo 1 >$CPU2 || say "d2: cpu2 did not come back"
 				wait_for /run/d2.err "cpu 2 is back online" 20 $tp || say "d2: tracer did not see cpu2 come back"
-				taskset 4 /bin/wk_hot spin 300 sleep 10 signal &
-				h=$!
-				wait $h
-				say "d2: hotplug=$h exit=$?"
+				wait_for /run/d2.hot . 5 || say "d2: no workload started on cpu2"
+				h=$(cat /run/d2.hot 2>/dev/null)
+				[ -n "$h" ] && wait_exit $h 60
+				say "d2: hotplug=$h"
 			else
 				say "d2: cpu2 can't be taken offline"
 			fi

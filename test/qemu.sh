@@ -1,11 +1,24 @@
 #!/bin/bash
-# test/qemu.sh ARCH - tracer end to end in a QEMU (TCG) guest running
-# Debian's own 6.1 kernel for ARCH (x86_64, aarch64, armhf, s390x, i386,
-# mipsel, mips64el, ppc64el), judged by host perf with --symfs and the
-# kernel package's System.map.
+# test/qemu.sh ARCH [KERNEL] - tracer end to end in a QEMU (TCG) guest
+# booting a distribution kernel of the line KERNEL for ARCH, judged by
+# host perf with --symfs and the kernel's System.map.
 #
-#   make test-qemu ARCH=aarch64        (or: bash test/qemu.sh aarch64)
-#   make test-qemu ARCH=all            (the eight, one after the other)
+#   make test-qemu                       (every guest of the set below)
+#   make test-qemu ARCH=aarch64 KERNEL=5.10
+#   make test-qemu ARCH=mips CPU=24Kc    (big-endian MIPS, no FPU: soft-float binaries)
+#   bash test/qemu.sh x86_64 4.9
+#
+# ARCH: x86_64, aarch64, armhf, s390x, i386, mipsel, mips64el, ppc64el
+# (Debian's kernels, 6.1 unless KERNEL says), riscv64 (Debian 13's 6.12),
+# mips (big-endian, the kernel, busybox and musl of
+# ../shared/kernels/mips-be-6.1.176; -cpu 24Kf, or CPU=24Kc).
+# KERNEL: 5.10 (Debian 11), 6.1 (Debian 12), 6.12 (Debian 13), taken
+# from the mirror of the machine's apt sources (test/aptsuite.sh, the
+# System.map out of the -dbg package by test/debpick.py); 4.9 and 4.4
+# (x86_64, ../shared/kernels: no modules, drivers built in). On 4.4,
+# which has no backward ring buffers, the guest checks the clean refusal
+# at start and nothing else.
+# ARCH=all (the default of make test-qemu) runs the set in GUESTS below.
 #
 # Stages (each timed): setup (apt: qemu, cpio, cross toolchain; the kernel
 # and busybox-static .debs of ARCH, cached), build (tracer for ARCH from a
@@ -28,17 +41,20 @@
 #
 # d: what used to break, after c: -o on a file that exists (left as it
 # is, the dump goes to FILE.1), a count=300 tripwire (every hit counted,
-# 64 KiB pages too), SIGBUS trips trip=segv, an exited process's comm and
-# symbols after 300 short ones, cpu2 offline and back (x86_64: 4 CPUs;
-# aarch64: 8), every CPU's ring merged in time order (aarch64: 8 CPUs).
+# 64 KiB pages too), SIGBUS trips trip=segv, an exited process's comm,
+# symbols and build-id (none before 4.11: no statx) after 300 short
+# ones, cpu2 offline and back with an exec on it the moment tracer says
+# it records it again (x86_64: 4 CPUs; aarch64: 8), every CPU's ring
+# merged in time order (aarch64: 8 CPUs).
 #
 # Environment: QEMU_TIMEOUT (s, default 180), TRACER_QEMU_CACHE (default
 # /var/cache/tracer-qemu), ONLY=abcd (scenarios to run), SMP (default 2;
-# 4 on x86_64, 8 on aarch64, 1 on MIPS),
+# 4 on x86_64, 8 on aarch64, 1 on MIPS), KERNEL, CPU,
 # HOSTPORT (default 9000 + arch index), TRACER_SRC (the tree whose
-# Makefile Kconfig *.c *.h are built, default this work tree). Everything of a run stays in
-# $TRACER_QEMU_CACHE/ARCH/run: console.log, a.data, b.data*, c.data,
-# *.script, *.report, root/ (the --symfs).
+# Makefile Kconfig *.c *.h are built, default this work tree),
+# TRACER_KERNELS (default ../shared/kernels). Everything of a run stays
+# in $TRACER_QEMU_CACHE/ARCH/run-KERNEL[-CPU]: console.log, a.data,
+# b.data*, c.data, *.script, *.report, root/ (the --symfs).
 # Ends with "N passed, N failed"; exit 1 when anything failed.
 set -u
 cd "$(dirname "$0")/.." || exit 1
@@ -46,20 +62,29 @@ TOP=$PWD
 . test/lib.sh
 
 ARCH=${1:-${ARCH:-x86_64}}
+KERNEL=${2:-${KERNEL:-}} CPU=${CPU:-}
 CACHE=${TRACER_QEMU_CACHE:-/var/cache/tracer-qemu}
 TIMEOUT=${QEMU_TIMEOUT:-180}
 ONLY=${ONLY:-abcd}
 SRC=${TRACER_SRC:-$TOP}
 export DEBIAN_FRONTEND=noninteractive
 
+# the set ARCH=all runs: ARCH KERNEL [CPU], the first eight as before
+GUESTS="x86_64/6.1 aarch64/6.1 armhf/6.1 s390x/6.1 i386/6.1 mipsel/6.1 mips64el/6.1 ppc64el/6.1
+x86_64/4.9 x86_64/5.10 x86_64/6.12 x86_64/4.4 aarch64/5.10 armhf/5.10 riscv64/6.12 mips/6.1 mips/6.1/24Kc"
 if [ "$ARCH" = all ]; then
-	P=0 F=0
-	for a in x86_64 aarch64 armhf s390x i386 mipsel mips64el ppc64el; do
-		bash "$0" "$a" 2>&1 | tee /tmp/tracer-qemu-$a.log
-		set -- $(tail -1 /tmp/tracer-qemu-$a.log)
+	P=0 F=0 S=
+	for g in $GUESTS; do
+		IFS=/ read -r a k c <<<"$g"
+		l=/tmp/tracer-qemu-${g//\//-}.log
+		KERNEL=$k CPU=$c bash "$0" "$a" 2>&1 | tee "$l"
+		set -- $(tail -1 "$l")
 		[ "${2:-}" = passed, ] && P=$((P + $1)) F=$((F + $3)) || F=$((F + 1))
-		echo "== $a: $(tail -1 /tmp/tracer-qemu-$a.log)"
+		S="$S== $g: $(tail -1 "$l"), $(sed -n 's/^== total [^:]*: //p' "$l")
+"
+		echo "== $g: $(tail -1 "$l")"
 	done
+	printf '%s' "$S"
 	echo "$P passed, $F failed"
 	[ $F = 0 ]; exit
 fi
@@ -159,15 +184,58 @@ ppc64el)
 	CON_ARGS=(-chardev "file,id=con,path=%CON%" -device spapr-vty,chardev=con,reg=0x71000010)
 	PORT_ARGS=(-chardev "file,id=port,path=%PORT%" -device spapr-vty,chardev=port,reg=0x71000011)
 	NIC=spapr-vlan MODS="ibmveth" ;;
+# riscv64: Debian 13's kernel (no riscv64 before it), QEMU's bundled
+# OpenSBI, virtio-mmio devices as on aarch64
+riscv64)
+	DARCH=riscv64 KMETA=linux-image-riscv64 QPKG=qemu-system-misc QEMU=qemu-system-riscv64
+	CROSS=riscv64-linux-musl- IDX=8 KDEF=6.12
+	QEMU_ARGS=(-M virt -cpu rv64 -m 512M)
+	CON=ttyS0 PORT_DEV=/dev/hvc0
+	CON_ARGS=(-chardev "file,id=con,path=%CON%" -serial chardev:con)
+	PORT_ARGS=(-device virtio-serial-device -chardev "file,id=port,path=%PORT%" -device virtconsole,chardev=port)
+	NIC=virtio-net-device MODS="virtio_mmio virtio_console virtio_net" ;;
+# big-endian MIPS (most OpenWrt routers): no Debian port since 11; the
+# kernel, busybox and musl of ../shared/kernels/mips-be-6.1.176 (Malta,
+# drivers built in). -cpu 24Kf has an FPU; CPU=24Kc (ath79's core) has
+# none, and runs soft-float binaries (test/setup-cross.sh mips-sf).
+mips)
+	DARCH=mips QPKG=qemu-system-mips QEMU=qemu-system-mips
+	CROSS=mips-linux-musl- IDX=9 SMP_DEF=1
+	[ "$CPU" = 24Kc ] && CROSS=mips-linux-muslsf- IDX=10
+	QEMU_ARGS=(-M malta -cpu "${CPU:-24Kf}" -m 256M)
+	CON=ttyS0 PORT_DEV=/dev/ttyS1
+	CON_ARGS=(-chardev "file,id=con,path=%CON%" -serial chardev:con)
+	PORT_ARGS=(-chardev "file,id=port,path=%PORT%" -serial chardev:port)
+	NIC=pcnet MODS="pcnet32" ;;
 *)
-	echo "usage: $0 x86_64|aarch64|armhf|s390x|i386|mipsel|mips64el|ppc64el|all"; exit 2 ;;
+	echo "usage: $0 x86_64|aarch64|armhf|s390x|i386|mipsel|mips64el|ppc64el|riscv64|mips|all [KERNEL]"; exit 2 ;;
 esac
 SMP=${SMP:-$SMP_DEF}
+TCG=${TCG:-single}
 [ -n "$CROSS" ] && WCC=${CROSS}gcc
+KERNEL=${KERNEL:-${KDEF:-6.1}}
+case $CPU in ''|24Kc|24Kf) ;; *) echo "CPU=$CPU: only MIPS's 24Kf (the default) and 24Kc"; exit 2 ;; esac
+[ -z "$CPU" ] || [ $ARCH = mips ] || { echo "CPU= is for ARCH=mips"; exit 2; }
 HOSTPORT=${HOSTPORT:-$((9000 + IDX))}
-R=$CACHE/$ARCH/run
+R=$CACHE/$ARCH/run-$KERNEL${CPU:+-$CPU}
 ROOT=$R/root
 DEBS=$CACHE/debs
+KERNELS=${TRACER_KERNELS:-$TOP/../shared/kernels}
+[ -d "$KERNELS" ] || KERNELS=/work/shared/kernels
+
+# where the kernel comes from: a Debian suite (SUITE), or a folder of
+# ../shared/kernels (LOCAL)
+SUITE= LOCAL=
+case $ARCH:$KERNEL in
+mips:6.1) LOCAL=mips-be-6.1.176 ;;
+mips:*) echo "ARCH=mips: KERNEL=6.1 only (../shared/kernels/mips-be-6.1.176)"; exit 2 ;;
+x86_64:4.9) LOCAL=x86_64-4.9.337 ;;
+x86_64:4.4) LOCAL=x86_64-4.4.178 ONLY=r ;;
+*:5.10) SUITE=bullseye ;;
+*:6.1) SUITE=bookworm ;;
+*:6.12) SUITE=trixie ;;
+*) echo "KERNEL=$KERNEL: 5.10, 6.1 or 6.12 (Debian's), or 4.9 and 4.4 on x86_64"; exit 2 ;;
+esac
 
 need_root
 
@@ -185,6 +253,9 @@ command -v musl-gcc >/dev/null || pkgs="$pkgs musl-tools"
 command -v modinfo >/dev/null || pkgs="$pkgs kmod"
 command -v busybox >/dev/null || pkgs="$pkgs busybox-static"	# its applet list
 command -v zstd >/dev/null || pkgs="$pkgs zstd"	# the judge of b's frames
+command -v xz >/dev/null || pkgs="$pkgs xz-utils"
+command -v curl >/dev/null || pkgs="$pkgs curl"	# test/aptsuite.sh
+command -v python3 >/dev/null || pkgs="$pkgs python3"	# test/debpick.py
 # a PCI NIC's option ROM (QEMU refuses to start without it): ipxe-qemu,
 # which qemu-system-x86 depends on but qemu-system-mips only recommends
 case $NIC in pcnet|e1000) [ -e /usr/lib/ipxe/qemu/efi-$NIC.rom ] || pkgs="$pkgs ipxe-qemu" ;; esac
@@ -194,70 +265,88 @@ if [ -n "$pkgs" ]; then
 		setup_fail "apt-get install$pkgs" "$(tail -3 "$R/apt.log")"
 fi
 if [ -n "$CROSS" ] && ! command -v "$WCC" >/dev/null; then
-	test/setup-cross.sh "$ARCH" >"$R/cross.log" 2>&1 || setup_fail "test/setup-cross.sh $ARCH" "$(tail -3 "$R/cross.log")"
+	a=$ARCH; [ "$CPU" = 24Kc ] && a=mips-sf
+	test/setup-cross.sh "$a" >"$R/cross.log" 2>&1 || setup_fail "test/setup-cross.sh $a" "$(tail -3 "$R/cross.log")"
 fi
-if [ "$DARCH" != "$(dpkg --print-architecture)" ] && ! dpkg --print-foreign-architectures | grep -qx "$DARCH"; then
-	dpkg --add-architecture "$DARCH"
-	apt-get update -qq >/dev/null 2>&1 || echo "apt-get update reported errors; going on"
+# the kernel, its System.map, its modules (MODDIR, empty: drivers built
+# in) and busybox
+if [ -n "$LOCAL" ]; then
+	L=$KERNELS/$LOCAL
+	if [ ! -d "$L" ]; then
+		skip "$ARCH $KERNEL" "no $L (set TRACER_KERNELS to the folder of ../shared/kernels)"
+		echo "0 passed, 0 failed"; exit 0
+	fi
+	KDIR=$CACHE/$ARCH/$LOCAL
+	if [ ! -e "$KDIR/.done" ]; then
+		rm -rf "$KDIR"; mkdir -p "$KDIR"
+		for f in "$L"/*; do
+			case $f in *.xz) xz -dc "$f" >"$KDIR/$(basename "${f%.xz}")" ;; *.tar.*) ;; *) cp "$f" "$KDIR/" ;; esac || setup_fail "unpack $f"
+		done
+		touch "$KDIR/.done"
+	fi
+	KPKG=$LOCAL KVER=${LOCAL#*-}; KVER=${KVER#be-}
+	KIMG=$(ls "$KDIR"/bzImage "$KDIR"/vmlinux 2>/dev/null | head -1)
+	[ -n "$KIMG" ] || setup_fail "no bzImage or vmlinux in $L"
+	SMAP=$KDIR/System.map MODDIR=
+	if [ -e "$KDIR/busybox" ]; then BB=$KDIR/busybox; chmod 755 "$BB"; BDEB=$L/busybox.xz; fi
+	KSRC="$L"
 fi
-
-# kver_pkg: the one linux-image-6.1.0-NN-FLAVOUR package the metapackage names
-kpkg_name() {
-	apt-cache depends "$KMETA:$DARCH" 2>/dev/null | awk '/Depends: linux-image-6/ { sub(/:.*/, "", $2); print $2; exit }'
-}
-KPKG=$(kpkg_name)
-if [ -z "$KPKG" ]; then
-	apt-get update -qq >/dev/null 2>&1 || echo "apt-get update reported errors; going on"
-	KPKG=$(kpkg_name)
-fi
-[ -n "$KPKG" ] || setup_fail "no linux-image package for $DARCH (apt-cache depends $KMETA:$DARCH)"
-
-# fetch PKG: one exact .deb into $DEBS (cached); prints its path
+# fetch SUITE PKG: one exact .deb of SUITE into $DEBS (cached); prints its path
 fetch() {
-	local pkg=$1 f
-	f=$(ls "$DEBS/${pkg}_"*"_$DARCH.deb" 2>/dev/null | tail -1)
+	local f
+	f=$(ls "$DEBS/${2}_"*"_$DARCH.deb" 2>/dev/null | tail -1)
 	if [ -z "$f" ]; then
-		(cd "$DEBS" && apt-get download -q "$pkg:$DARCH" >>"$R/apt.log" 2>&1) ||
-			{ apt-get update -qq >/dev/null 2>&1; (cd "$DEBS" && apt-get download -q "$pkg:$DARCH" >>"$R/apt.log" 2>&1); }
-		f=$(ls "$DEBS/${pkg}_"*"_$DARCH.deb" 2>/dev/null | tail -1)
+		f=$(cd "$DEBS" && "$TOP/test/aptsuite.sh" "$1" "$DARCH" download "$2" 2>>"$R/apt.log") && f=$DEBS/$f
 	fi
 	echo "$f"
 }
-KDEB=$(fetch "$KPKG"); [ -n "$KDEB" ] || setup_fail "apt-get download $KPKG:$DARCH" "$(tail -3 "$R/apt.log")"
-BDEB=$(fetch busybox-static); [ -n "$BDEB" ] || setup_fail "apt-get download busybox-static:$DARCH" "$(tail -3 "$R/apt.log")"
-KDIR=$CACHE/$ARCH/${KPKG}
-if [ ! -e "$KDIR/.done" ]; then
-	rm -rf "$KDIR"; mkdir -p "$KDIR"
-	dpkg -x "$KDEB" "$KDIR" && touch "$KDIR/.done" || setup_fail "dpkg -x $KDEB"
-fi
-BBDIR=$CACHE/$ARCH/busybox
-if [ ! -e "$BBDIR/.done" ]; then
-	rm -rf "$BBDIR"; mkdir -p "$BBDIR"
-	dpkg -x "$BDEB" "$BBDIR" && touch "$BBDIR/.done" || setup_fail "dpkg -x $BDEB"
-fi
-# the kernel: vmlinuz, or vmlinux alone (ppc64el ships no vmlinuz)
-KERNEL=$(ls "$KDIR"/boot/vmlinuz-* "$KDIR"/boot/vmlinux-* 2>/dev/null | head -1)
-[ -n "$KERNEL" ] || setup_fail "no boot/vmlinuz-* or boot/vmlinux-* in $KPKG"
-SMAP=$(ls "$KDIR"/boot/System.map-* | head -1)
-KVER=$(basename "$KERNEL"); KVER=${KVER#vmlinu[xz]-}
-# Debian's System.map is a one-line placeholder ("The real System.map is
-# in the linux-image-<version>-dbg package"): take the real one from the
-# -dbg package once (~860 MB download, System.map is near the start of its
-# data.tar), keep it, drop the .deb.
-if [ "$(wc -l <"$SMAP")" -lt 100 ]; then
-	SMAP=$KDIR/System.map-$KVER
-	if [ ! -s "$SMAP" ]; then
-		echo "the package's System.map is a placeholder; fetching $KPKG-dbg for the real one"
-		DDEB=$(fetch "$KPKG-dbg")
-		[ -n "$DDEB" ] || setup_fail "apt-get download $KPKG-dbg:$DARCH" "$(tail -3 "$R/apt.log")"
-		dpkg-deb --fsys-tarfile "$DDEB" 2>/dev/null |
-			tar -x -O --occurrence "./usr/lib/debug/boot/System.map-$KVER" >"$SMAP.tmp"
-		if [ "$(wc -l <"$SMAP.tmp")" -gt 100 ]; then mv "$SMAP.tmp" "$SMAP"; rm -f "$DDEB"
-		else rm -f "$SMAP.tmp"; setup_fail "no System.map-$KVER in $DDEB"; fi
+if [ -n "$SUITE" ]; then
+	KPKG=$(test/aptsuite.sh "$SUITE" "$DARCH" kernel "$KMETA" 2>>"$R/apt.log") ||
+		setup_fail "no linux-image package for $DARCH in $SUITE ($KMETA)" "$(tail -3 "$R/apt.log")"
+	KDEB=$(fetch "$SUITE" "$KPKG"); [ -n "$KDEB" ] || setup_fail "download $KPKG ($SUITE $DARCH)" "$(tail -3 "$R/apt.log")"
+	KDIR=$CACHE/$ARCH/${KPKG}
+	if [ ! -e "$KDIR/.done" ]; then
+		rm -rf "$KDIR"; mkdir -p "$KDIR"
+		dpkg -x "$KDEB" "$KDIR" && touch "$KDIR/.done" || setup_fail "dpkg -x $KDEB"
 	fi
+	# the kernel: vmlinuz, or vmlinux alone (ppc64el ships no vmlinuz)
+	KIMG=$(ls "$KDIR"/boot/vmlinuz-* "$KDIR"/boot/vmlinux-* 2>/dev/null | head -1)
+	[ -n "$KIMG" ] || setup_fail "no boot/vmlinuz-* or boot/vmlinux-* in $KPKG"
+	SMAP=$(ls "$KDIR"/boot/System.map-* | head -1)
+	KVER=$(basename "$KIMG"); KVER=${KVER#vmlinu[xz]-}
+	# Debian's System.map is a one-line placeholder ("The real System.map
+	# is in the linux-image-<version>-dbg package"): read the real one out
+	# of the -dbg package (about 800 MB) as it downloads, which stops at
+	# System.map, near the start of its data.tar; keep it.
+	if [ "$(wc -l <"$SMAP")" -lt 100 ]; then
+		SMAP=$KDIR/System.map-$KVER
+		if [ ! -s "$SMAP" ]; then
+			u=$(test/aptsuite.sh "$SUITE" "$DARCH" uri "$KPKG-dbg" 2>>"$R/apt.log") ||
+				setup_fail "no $KPKG-dbg in $SUITE $DARCH" "$(tail -3 "$R/apt.log")"
+			echo "the package's System.map is a placeholder; reading the real one from $u"
+			python3 test/debpick.py "$u" "/System.map-$KVER" "$SMAP.tmp" >>"$R/apt.log" 2>&1 &&
+				[ "$(wc -l <"$SMAP.tmp")" -gt 100 ] && mv "$SMAP.tmp" "$SMAP" ||
+				{ rm -f "$SMAP.tmp"; setup_fail "no System.map-$KVER in $u" "$(tail -2 "$R/apt.log")"; }
+		fi
+	fi
+	# modules: /lib/modules, or /usr/lib/modules (merged /usr, Debian 13)
+	MODDIR=$(ls -d "$KDIR/lib/modules/$KVER" "$KDIR/usr/lib/modules/$KVER" 2>/dev/null | head -1)
+	[ -n "$MODDIR" ] || setup_fail "no lib/modules/$KVER or usr/lib/modules/$KVER in $KPKG"
+	KSRC=$(basename "$KDEB")
 fi
-MODDIR=$KDIR/lib/modules/$KVER
-echo "kernel $KPKG ($(basename "$KDEB")), busybox $(basename "$BDEB"), $($QEMU --version | head -1)"
+# busybox: the guest's own (mips), or Debian's static one (bookworm's;
+# trixie's where bookworm has no such arch)
+if [ -z "${BB:-}" ]; then
+	BS=bookworm; [ $ARCH = riscv64 ] && BS=trixie
+	BDEB=$(fetch $BS busybox-static); [ -n "$BDEB" ] || setup_fail "download busybox-static ($BS $DARCH)" "$(tail -3 "$R/apt.log")"
+	BBDIR=$CACHE/$ARCH/busybox
+	if [ ! -e "$BBDIR/.done" ]; then
+		rm -rf "$BBDIR"; mkdir -p "$BBDIR"
+		dpkg -x "$BDEB" "$BBDIR" && touch "$BBDIR/.done" || setup_fail "dpkg -x $BDEB"
+	fi
+	BB=$BBDIR/bin/busybox
+fi
+echo "kernel $KVER ($KSRC), busybox $(basename "$BDEB"), $($QEMU --version | head -1)"
 
 # ------------------------------------------------------------------ build
 stage build
@@ -290,8 +379,8 @@ TRACER_CONFIG_C="sched:sched_switch sched:sched_process_exec signal:signal_gener
 D1_CONFIG="sched:sched_switch trip=signal:signal_generate/sig==$SIGUSR1/,count=300 trip=segv buf=64k"
 D2_CONFIG="sched:sched_switch sched:sched_process_exec signal:signal_generate/sig==$SIGUSR1/ cpu-clock@199 buf=128k"
 mkdir -p "$ROOT/bin"
-if $WCC -g -O1 -fno-inline -static -o "$ROOT/bin/wk_hot" test/work.c >"$B/work.log" 2>&1; then
-	pass "build: wk_hot for $ARCH, static, with symbols"
+if $WCC -g -O1 -fno-inline -static -Wl,--build-id -o "$ROOT/bin/wk_hot" test/work.c >"$B/work.log" 2>&1; then
+	pass "build: wk_hot for $ARCH, static, with symbols and a build-id"
 else
 	fail "build: wk_hot" "$(tail -5 "$B/work.log")"; finish
 fi
@@ -299,7 +388,7 @@ fi
 # ------------------------------------------------------------- initramfs
 stage initramfs
 mkdir -p "$ROOT"/{bin,sbin,etc,proc,sys,dev,run,lib/modules}
-cp "$BBDIR/bin/busybox" "$ROOT/bin/busybox"
+cp "$BB" "$ROOT/bin/busybox"
 # applet links from the host's busybox list (the same Debian build for
 # every arch)
 for a in $(busybox --list 2>/dev/null); do
@@ -331,7 +420,7 @@ mod_order() {
 		echo "$m"
 	done
 }
-ORDER=$(mod_order $MODS)
+ORDER=; [ -n "$MODDIR" ] && ORDER=$(mod_order $MODS)
 LOAD=
 for m in $ORDER; do
 	case $m in '!'*) fail "initramfs: module ${m#!} not found in $KPKG"; continue ;; esac
@@ -373,8 +462,8 @@ subst() { local a; for a in "$@"; do a=${a//%CON%/$CONLOG}; echo "${a//%PORT%/$R
 mapfile -t CA < <(subst "${CON_ARGS[@]}")
 mapfile -t PA < <(subst "${PORT_ARGS[@]}")
 : >"$CONLOG"; : >"$R/a.data"
-QCMD=(timeout -k 10 "$TIMEOUT" "$QEMU" "${QEMU_ARGS[@]}" -smp "$SMP" -nodefaults -display none -monitor none
-	-no-reboot -kernel "$KERNEL" -initrd "$R/initrd.gz"
+QCMD=(timeout -k 10 "$TIMEOUT" "$QEMU" "${QEMU_ARGS[@]}" -accel "tcg,thread=$TCG" -smp "$SMP" -nodefaults -display none -monitor none
+	-no-reboot -kernel "$KIMG" -initrd "$R/initrd.gz"
 	-append "console=$CON panic=-1 rdinit=/init$MAXCPUS"
 	"${CA[@]}" "${PA[@]}"
 	-netdev "user,id=n,hostfwd=tcp:127.0.0.1:$HOSTPORT-:9000" -device "$NIC,netdev=n")
@@ -424,7 +513,14 @@ DONEPID=$!
 wait $QPID; QRC=$?
 kill $DONEPID 2>/dev/null; wait $DONEPID 2>/dev/null
 sleep 0.5; kill $NCPID $NDPID 2>/dev/null; wait $NCPID $NDPID 2>/dev/null
-tr -d '\r' <"$CONLOG" | grep -a '^QT ' | grep -av ' err: ' >"$R/qt.txt"
+# the guest's lines, where a kernel message ran into one taken out and
+# the line joined again ("QT d1 err: ... signal_genera[   15.63] serial8250:
+# too much work for irq4", then "te/sig==10/: hit 94 of 300, ...")
+tr -d '\r' <"$CONLOG" | awk '
+	held != "" { $0 = held $0; held = "" }
+	/^QT / && match($0, /\[ *[0-9]+\.[0-9]+\] /) && RSTART > 1 { held = substr($0, 1, RSTART - 1); next }
+	/^QT / { print }' >"$R/qt.all"
+grep -av ' err: ' "$R/qt.all" >"$R/qt.txt"
 cat "$R/qt.txt"
 if [ $QRC = 124 ]; then fail "boot: guest finished within ${TIMEOUT}s" "timed out; tail: $(tail -c 600 "$CONLOG" | tr -d '\r')"
 elif grep -q "QT all done" "$R/qt.txt"; then pass "boot: guest ran all scenarios and powered off (qemu exit $QRC)"
@@ -479,9 +575,9 @@ decode() {
 	case "$s" in " "*" $cpu") pass "$tag: all events of wk_hot $w after its exec on cpu $cpu (taskset $WORK_MASK):$s" ;;
 	*) fail "$tag: events of wk_hot $w after its exec on cpu $cpu" "count cpu:$s" ;; esac
 	if [ $tag = c ]; then	# tracepoints alone: no cpu-clock samples to check
-		tr -d '\r' <"$CONLOG" | grep -aq "^QT c err: tracer: recording .*no ids" &&
+		grep -aq "^QT c err: tracer: recording .*no ids" "$R/qt.all" &&
 			pass "c: tracepoints alone: the kernel writes no ids, the dump names every event" ||
-			fail "c: tracepoints alone: the kernel writes no ids" "$(tr -d '\r' <"$CONLOG" | grep -a -m1 '^QT c err: tracer: recording')"
+			fail "c: tracepoints alone: the kernel writes no ids" "$(grep -a -m1 '^QT c err: tracer: recording' "$R/qt.all")"
 		[ "${3:-}" = nocrash ] || crash_check "$tag" "$f"
 		return
 	fi
@@ -534,7 +630,7 @@ crash_check() {
 # guest-side verdicts of a transport: three dumps with their reasons, exit 0
 guest_checks() {
 	local tag=$1 e
-	e=$(tr -d '\r' <"$CONLOG" | grep -a "^QT $tag err: ")
+	e=$(grep -a "^QT $tag err: " "$R/qt.all")
 	grep -q "^QT $tag: tracer=" "$R/qt.txt" || { fail "$tag: tracer started in the guest" "$(echo "$e" | head -5)"; return 1; }
 	echo "$e" | grep -q "dump 1 (signal)" && echo "$e" | grep -q "dump 2 (trip segv by pid $(qt "$tag" crash) (wk_hot))" &&
 		echo "$e" | grep -q "dump 3 (exit)" &&
@@ -544,6 +640,15 @@ guest_checks() {
 		pass "$tag: guest: tracer exit 0" || fail "$tag: guest: tracer exit 0" "$(grep "^QT $tag: tracer exit" "$R/qt.txt")"
 	return 0
 }
+
+if [ -z "${ONLY##*r*}" ]; then
+	echo "-- r: tracer on a kernel it cannot record on ($KVER)"
+	e=$(grep -a "^QT r err: " "$R/qt.all" | sed 's/^QT r err: //')
+	s=$(grep "^QT r: tracer exit=" "$R/qt.txt")
+	case "$s" in *"exit=1 stdout=0 bytes"*) echo "$e" | grep -q "needs Linux 4.7 or later" ;; *) false ;; esac &&
+		pass "r: refused at start, exit 1, nothing on stdout: $(echo "$e" | head -1)" ||
+		fail "r: refused at start with exit 1 and a reason" "${s:-no exit line}; $(echo "$e" | head -3)"
+fi
 
 if [ -z "${ONLY##*a*}" ]; then
 	echo "-- a: -o $PORT_DEV, a dedicated port captured to a file"
@@ -601,7 +706,7 @@ if [ -z "${ONLY##*d*}" ]; then
 	[ -s "$R/d.tar" ] && tar -x -C "$R/d" -f "$R/d.tar" &&
 		pass "d: the dump files through nc: $(ls "$R/d" | tr '\n' ' ')" ||
 		fail "d: the dump files through nc" "$(grep '^QT d: \(serving\|nc\)' "$R/qt.txt"); $(wc -c <"$R/d.tar") bytes of tar"
-	e=$(tr -d '\r' <"$CONLOG" | grep -a "^QT d1 err: " | sed 's/^QT d1 err: //')
+	e=$(grep -a "^QT d1 err: " "$R/qt.all" | sed 's/^QT d1 err: //')
 	if grep -q "^QT d1: tracer=" "$R/qt.txt"; then
 		# every hit 1..299 reported once, in order, then one dump for the 300th
 		n=$(echo "$e" | grep -c "hit [0-9]* of 300,")
@@ -650,7 +755,7 @@ if [ -z "${ONLY##*d*}" ]; then
 	fi
 
 	echo "-- d2: -o /run/d2.data after 300 short processes, hotplug, every CPU"
-	e=$(tr -d '\r' <"$CONLOG" | grep -a "^QT d2 err: " | sed 's/^QT d2 err: //')
+	e=$(grep -a "^QT d2 err: " "$R/qt.all" | sed 's/^QT d2 err: //')
 	if ! grep -q "^QT d2: tracer=" "$R/qt.txt"; then
 		fail "d2: tracer started in the guest" "$(echo "$e" | head -5)"
 	elif [ -s "$R/d/d2.data" ] && [ -s "$R/d/d2.data.1" ]; then
@@ -674,6 +779,21 @@ if [ -z "${ONLY##*d*}" ]; then
 		[ -n "$p" ] && [ "$n" -gt 0 ] && [ "$c" = 0 ] && [ "$k" -gt 0 ] &&
 			pass "d2: exited after 300 short processes: wk_hot $p's $n cpu-clock samples after its exec have comm wk_hot, $k in work_hot_loop" ||
 			fail "d2: exited after 300 short processes: wk_hot ${p:-?}'s cpu-clock samples, comm wk_hot, work_hot_loop" "$n samples, $c with another comm, $k in work_hot_loop: $(awk -v p="$p" '$2 == p"/"p && /cpu-clock:/' "$R/d/d2.data.script" | head -3)"
+		# the build-id of the exited wk_hot's binary, which tracer reads
+		# from the file (statx, 4.11): in its map record, or (before
+		# 4.11) the map without one
+		bid=$(readelf -n "$ROOT/bin/wk_hot" 2>/dev/null | awk '/Build ID:/ { print $3 }')
+		perf script -i "$R/d/d2.data" --show-mmap-events 2>/dev/null | grep " $p/$p: .*r-xp /bin/wk_hot\$" >"$R/d/d2.maps"
+		n=$(grep -c . "$R/d/d2.maps") k=$(grep -c "<$bid>\]" "$R/d/d2.maps")
+		if [ -z "$bid" ] || [ -z "$p" ]; then
+			fail "d2: the build-id of /bin/wk_hot" "readelf -n: '${bid:-none}', pid '${p:-none}'"
+		elif [ "$(printf '%s\n' 4.11 "$KVER" | sort -V | head -1)" = 4.11 ]; then
+			[ "$k" -gt 0 ] && pass "d2: $KVER has statx: wk_hot $p's map of /bin/wk_hot carries its build-id $bid" ||
+				fail "d2: wk_hot $p's map of /bin/wk_hot carries its build-id $bid" "$n maps: $(head -2 "$R/d/d2.maps")"
+		else
+			[ "$n" -gt 0 ] && [ "$k" = 0 ] && pass "d2: $KVER has no statx: wk_hot $p's map of /bin/wk_hot, without a build-id" ||
+				fail "d2: $KVER: wk_hot $p's map of /bin/wk_hot, without a build-id" "$n maps, $k with one: $(head -2 "$R/d/d2.maps")"
+		fi
 		# CPU hotplug: cpu2 offline and back during the recording
 		h=$(qt d2 hotplug)
 		if [ "$SMP" -lt 3 ]; then
