@@ -67,6 +67,19 @@ wait_exit() {
 	return 1
 }
 
+# caught PID SIG SECONDS: wait until PID catches SIG (its SigCgt bit)
+caught() {
+	n=$(($3 * 10))
+	while [ $n -gt 0 ]; do
+		m=$(sed -n 's/^SigCgt:[^0-9a-f]*//p' /proc/$1/status 2>/dev/null)
+		m=${m#????????}
+		[ -n "$m" ] && [ $(((0x$m >> ($2 - 1)) & 1)) = 1 ] && return 0
+		usleep 100000
+		n=$((n - 1))
+	done
+	return 1
+}
+
 # stop_tp TAG PID: SIGINT, the final dump, and how tracer exited (from
 # /run/TAG.rc when it ran in a pipeline)
 stop_tp() {
@@ -190,6 +203,10 @@ if [ -z "${ONLY##*d*}" ]; then
 	sum0=$(md5sum </run/d.data)
 	taskset $WORK_MASK /bin/wk_hot hold &
 	w=$!
+	# SIGUSR1 only once wk_hot catches it: before its handler is in (still
+	# taskset, or not yet at main on a slow guest) one kills it (seen on
+	# the 24Kc: exit 144, 128 + SIGUSR1)
+	caught $w $SIGUSR1 30 || say "d1: wk_hot $w does not catch SIGUSR1"
 	/bin/tracer -o /run/d.data "$D1_CONFIG" 2>/run/d1.err &
 	tp=$!
 	if wait_for /run/d1.err "recording" 60 $tp; then
@@ -215,8 +232,8 @@ if [ -z "${ONLY##*d*}" ]; then
 		say "d1: tracer did not start"
 		kill -9 $tp 2>/dev/null
 	fi
-	kill -TERM $w 2>/dev/null
-	wait $w 2>/dev/null
+	kill -0 $w 2>/dev/null || say "d1: work $w was gone before its SIGTERM"
+	kill -TERM $w 2>/dev/null; wait $w 2>/dev/null; say "d1: work $w exit=$?"
 	[ "$(md5sum </run/d.data)" = "$sum0" ] && say "d1: existing file unchanged" ||
 		say "d1: existing file changed: $(head -c 60 /run/d.data | od -An -c | head -2 | tr -s ' \n' ' ')"
 	say "d1: files $(cd /run && ls d.data* | tr '\n' ' ')"
