@@ -80,7 +80,7 @@ if [ "$ARCH" = all ]; then
 		KERNEL=$k CPU=$c bash "$0" "$a" 2>&1 | tee "$l"
 		set -- $(tail -1 "$l")
 		[ "${2:-}" = passed, ] && P=$((P + $1)) F=$((F + $3)) || F=$((F + 1))
-		S="$S== $g: $(tail -1 "$l"), $(sed -n 's/^== total [^:]*: //p' "$l")
+		S="$S== $g: $(tail -1 "$l"), $(sed -n 's/^== total [^:]*: //p' "$l")$(grep -m1 '^SKIP' "$l" | sed 's/^/ /')
 "
 		echo "== $g: $(tail -1 "$l")"
 	done
