@@ -25,7 +25,7 @@ char *cfg_out, *cfg_listen, *cfg_key;
 static const char *listen_at;	/* listen='s token */
 static unsigned key_seen;	/* the keys given so far, a bit each */
 u64 cfg_cpus[16];
-int cfg_stack, cfg_lean = 1, cfg_frame, cfg_zstd, cfg_trim;
+int cfg_stack, cfg_lean = 1, cfg_frame, cfg_zstd, cfg_trim, cfg_engine;
 long cfg_baud, cfg_dumps, cfg_procs = PROCS_DEFAULT;
 static int cfg_default, cfg_trip;	/* cfg_trip: the one being parsed, 1-based */
 static long cfg_count = 1, cfg_after, cfg_holdoff = 1000000;
@@ -423,7 +423,7 @@ static long num_in(const char *tok, const char *s, long lo, long hi, const char 
 
 /* The keys, as the unknown-key error lists them. Each once: a second
  * listen= or buf= is a mistake, not an override (trip= repeats). */
-#define KEYS "buf= cpus= out= trip= after= holdoff= count= dumps= procs= frame= baud= listen= key="
+#define KEYS "buf= cpus= out= trip= after= holdoff= count= dumps= procs= frame= baud= listen= key= engine="
 static void key_once(const char *key)
 {
 	const char *k = KEYS;
@@ -550,6 +550,11 @@ static void cfg_parse(char *s)
 				if ((why = pull_key(eq + 1)))
 					bad(tok, why);
 				cfg_key = eq + 1;
+			} else if (!strcmp(tok, "engine")) {
+				*eq = '=';
+				if (strcmp(eq + 1, "perf") && strcmp(eq + 1, "ftrace"))
+					bad(tok, "engine=ftrace (tracepoints in an ftrace instance where the kernel has one) or engine=perf (all on perf rings)");
+				cfg_engine = eq[1] == 'p';
 			} else if (!strcmp(tok, "out")) {
 				*eq = '=';
 				if (!eq[1])
@@ -684,7 +689,7 @@ void ev_ids_init(void)
 		idx = xmalloc(3 * (size_t)nev * nmax * sizeof(*idx));
 	nidx = 0;
 	for (i = 0; i < nev; i++)
-		for (j = 0; j < nring; j++) {
+		for (j = 0; j < nring && !evs[i].ft; j++) {
 			u64 v[3] = { evs[i].ids[j], CFG_HOTPLUG ? evs[i].kid[2 * j] : 0,
 				     CFG_HOTPLUG ? evs[i].kid[2 * j + 1] : 0 };
 
@@ -695,9 +700,11 @@ void ev_ids_init(void)
 				}
 		}
 	xsort(idx, nidx, sizeof(*idx), idx_cmp);
+	idtab = 0;
+	if (!nidx)
+		return;		/* all in the ftrace instance */
 	idlo = idx[0].id;
 	idn = idx[nidx - 1].id - idlo + 1;
-	idtab = 0;
 	if (idn <= 16 * (u64)nidx + 4096 && nev < 65535) {
 		static u16 *t;
 
@@ -713,6 +720,8 @@ struct event *ev_by_id(u64 id)
 {
 	int lo = 0, hi = nidx;
 
+	if (CFG_FTRACE && id >= FT_ID)
+		return (id >> 16 & 0xffff) < (u64)nev && evs[id >> 16 & 0xffff].ft ? evs + (id >> 16 & 0xffff) : 0;
 	if (idtab)
 		return tab_ev(idtab, idlo, idn, id);
 	while (lo < hi) {

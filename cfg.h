@@ -22,7 +22,11 @@ struct event {
 	int comm_off;		/* a tripwire's "char comm[16]" field, or <= 0 */
 	int glob;		/* one of the tracepoints a glob matched */
 	int dup;		/* a tripwire whose hits the rings record anyway */
+	int ft;			/* recorded by the ftrace instance (ftrace.c) */
 };
+/* The header's ids of the ftrace instance's events: FT_ID | event << 16
+ * | ring; the kernel's id counter never gets near. */
+#define FT_ID (1ULL << 60)
 
 /* Tripwires: events that dump by themselves when they hit. Their options
  * are -1 until the end of the config, then take the global keys. */
@@ -49,7 +53,7 @@ extern char *tracefs;		/* mount point, or 0 */
 extern unsigned long cfg_buf;
 extern char *cfg_out, *cfg_listen, *cfg_key;
 extern u64 cfg_cpus[16];	/* bitmap; empty: all online */
-extern int cfg_stack, cfg_lean, cfg_frame, cfg_zstd, cfg_trim;
+extern int cfg_stack, cfg_lean, cfg_frame, cfg_zstd, cfg_trim, cfg_engine;
 extern long cfg_baud, cfg_dumps, cfg_procs;
 
 /* The config (0: the default) into the table; -o out wins over out=. */

@@ -16,6 +16,7 @@
 #include "perfdata.h"
 #include "track.h"
 #include "lean.h"
+#include "ftrace.h"
 #include "dump.h"
 
 #define TRIP_RING (8 << 10)
@@ -73,18 +74,21 @@ static void ev_drop(int i)
  * new events are routed into the same rings, which keep what they hold:
  * the first new one into the old owner, which then gives way. The
  * header's ids stay; the dump writes them for the new events' records. */
-static int open_cpu(int ri, int cpu)
+static int open_cpu(int ri, int cpu, int again)
 {
 	struct ring *r = rings + ri, *tr = trings + ri;
-	int i, fd = -1, again = CFG_HOTPLUG && r->base, fatal = !again && ri < nhdr;
+	int i, fd = -1, fatal = !again && ri < nhdr;
 	const char *what = "";
 
+	r->cpu = cpu;		/* a ring of no perf event has no base */
 	for (i = 0; i < nev; i++) {
 		struct event *e = evs + i;
 		struct ring *to = e->trip ? tr : r;
 		struct perf_attr a = e->attr;
 		u64 id = 0;
 
+		if (e->ft)
+			continue;
 		what = "perf_event_open";
 		if (cfg_lean && !e->trip)
 			a.sample_type = lean_type(e);
@@ -136,6 +140,12 @@ static int open_cpu(int ri, int cpu)
 			e->fds[ri] = fd;
 		}
 	}
+	/* The ftrace instance's buffer stays when its CPU goes offline. */
+	if (CFG_FTRACE && !again && ft_open(ri, cpu)) {
+		if (fatal)
+			die(1, "the ftrace instance's buffer of cpu %d:", cpu);
+		msg("the ftrace instance's buffer of cpu %d:", cpu);
+	}
 	if (CFG_TRACK)
 		tfds[ri] = again ? track_reopen(ri, cpu) : track_open(ri, cpu);
 	return 0;
@@ -159,7 +169,7 @@ static void fds_check(int ncpu)
 	struct rlimit rl;
 	/* an fd per event and CPU, a tracking ring per CPU, and a dozen
 	 * more: the signalfd, the sink, hotplug, /proc and tracefs */
-	u64 need = (u64)(nev + CFG_TRACK) * ncpu + 16;
+	u64 need = (u64)(nev - ft_n + CFG_TRACK) * ncpu + 16;
 
 	if (syscall(SYS_prlimit64, 0, RLIMIT_NOFILE, 0, &rl))
 		return;
@@ -189,6 +199,14 @@ static void open_all(void)
 		nhdr += want[cpu / 64] >> cpu % 64 & 1;
 		nmax += (want[cpu / 64] | late[cpu / 64]) >> cpu % 64 & 1;
 	}
+	/* Tracepoints to the ftrace instance (where it can be), then the
+	 * lean layout of what the perf rings hold. */
+	for (i = 0; i < 16; i++)
+		possible[i] = want[i] | late[i];
+	if (CFG_FTRACE)
+		ft_init(possible);
+	if (CFG_TRACEPOINTS && cfg_lean)
+		noid_init();
 	fds_check(nmax);
 	/* Room for every CPU that may come: its ring is opened then. */
 	rings = xmalloc(nmax * sizeof(*rings));
@@ -206,7 +224,7 @@ static void open_all(void)
 	}
 	for (cpu = 0; cpu < 1024; cpu++)
 		if (want[cpu / 64] >> cpu % 64 & 1)
-			open_cpu(nring++, cpu);
+			open_cpu(nring++, cpu, 0);
 	if (!dropped)
 		return;
 	for (i = cpu = 0; i < nev; i++)
@@ -286,7 +304,7 @@ int dump_hotplug(int fd)
 			 * header's ids of the first CPU's. */
 			late[cpu / 64] &= ~(1ULL << cpu % 64);
 			memset(cp + (size_t)nring * cfg_buf, 0, cfg_buf);
-			if (open_cpu(nring, cpu))
+			if (open_cpu(nring, cpu, 0))
 				continue;
 			for (k = 0; k < nev; k++)
 				evs[k].ids[nring] = evs[k].ids[0];
@@ -302,7 +320,7 @@ int dump_hotplug(int fd)
 		 * that what runs there after the line is recorded. */
 		if (!on)
 			msg("cpu %d went offline", (int)cpu);
-		else if (!open_cpu(i, cpu))
+		else if (!open_cpu(i, cpu, 1))
 			msg("cpu %d is back online: recording it again", (int)cpu), regen = changed = 1;
 		else
 			msg("cpu %d is back online, but is not recorded (above)", (int)cpu);
@@ -324,6 +342,7 @@ struct run {
 	const unsigned char *p, *end;	/* records; for the side-band, its index */
 	u64 t;
 	int ring;		/* main ring it came from, or -1: side-band */
+	struct ftcur *fc;	/* the ftrace instance's pages of that ring */
 };
 
 struct ix {
@@ -389,10 +408,25 @@ static const struct rec_hdr *run_rec(const struct run *r)
  * layout says (see rec_ok), and its time. */
 static void run_head(struct run *r)
 {
+	if (CFG_FTRACE && r->fc) {
+		if (ft_next(r->fc))
+			r->t = r->fc->t;
+		else
+			r->p = r->end;
+		return;
+	}
 	while (r->ring >= 0 && r->p < r->end && !rec_ok((const void *)r->p))
 		r->p += ((const struct rec_hdr *)r->p)->size;
 	if (r->p < r->end)
 		r->t = rec_time(run_rec(r), cfg_lean && r->ring >= 0);
+}
+
+/* Past the run's head record. */
+static void run_next(struct run *r)
+{
+	if (!CFG_FTRACE || !r->fc)
+		r->p += r->ring < 0 ? sizeof(struct ix) : ((const struct rec_hdr *)run_rec(r))->size;
+	run_head(r);
 }
 
 /* A record as the kernel wrote it (the full layout, or a tripwire's),
@@ -448,7 +482,14 @@ static size_t merge_out(struct run *rn, int k)
 		do {
 			const struct rec_hdr *h = run_rec(r);
 
-			if (!cfg_lean || r->ring < 0) {
+			if (CFG_FTRACE && r->fc) {
+				static u64 b[65536 / 8 + 8];
+
+				if (BE)		/* written, then swapped */
+					ft_sample(r->fc, r->ring, rings[r->ring].cpu, (void *)b), pd_record((void *)b);
+				else
+					out_commit(ft_sample(r->fc, r->ring, rings[r->ring].cpu, out_room(r->fc->len + 64)));
+			} else if (!cfg_lean || r->ring < 0) {
 				pd_record(id_fix(h, r->ring));
 			} else if (BE) {	/* expanded, then swapped */
 				static u64 b[65536 / 8 + 8];
@@ -461,8 +502,7 @@ static size_t merge_out(struct run *rn, int k)
 			nrec++;
 			if (r->ring >= 0 && r->t > newest)
 				newest = r->t;
-			r->p += r->ring < 0 ? sizeof(struct ix) : h->size;
-			run_head(r);
+			run_next(r);
 			if (r->p >= r->end)
 				break;
 		} while (s < 0 || r->t < rn[s].t || (r->t == rn[s].t && m < s));
@@ -489,9 +529,10 @@ int dump(const char *why, int pull)
 {
 	u64 t0, t2, lim = 0, low = -1, blind = 0;
 	size_t tot = 0, nrec, i, side;
-	struct run rn[nring + 1];
-	int nwrap = 0, first = -1;
-	char cov[96], wrap[nring];
+	struct run rn[2 * nring + 1];	/* side-band, perf rings, ftrace's */
+	struct ftcur fcur[nring];
+	int nwrap = 0, first = -1, nrun = nring + 1;
+	char cov[96], wrap[2 * nring];
 	char name[4096];
 	/* Files and framed dumps each stand alone; a binary stream sends
 	 * only what is new since the last dump. */
@@ -509,8 +550,17 @@ int dump(const char *why, int pull)
 	for (i = 0; i < (size_t)nring; i++) {
 		struct ring *r = rings + i;
 		unsigned long base = standalone || !stream_started ? 0 : r->prev;
-		unsigned long h0 = ring_head(r), head, avail;
+		unsigned long h0, head, avail;
 		u64 a, b;
+
+		rn[i + 1].ring = i;
+		rn[i + 1].fc = 0;
+		wrap[i] = 0;
+		if (!r->base) {		/* no perf event of its own: all in ftrace's */
+			rn[i + 1].p = rn[i + 1].end = cp + tot;
+			continue;
+		}
+		h0 = ring_head(r);
 
 		/* A first copy while recording goes on. While paused, only what
 		 * the kernel wrote since (at most the ring) is copied again, onto
@@ -538,9 +588,24 @@ int dump(const char *why, int pull)
 		/* wrapped: more was written than the ring holds (or than it
 		 * held since the stream's last dump) */
 		wrap[i] = avail > r->size;
-		rn[i + 1].ring = i;
 		if (!standalone)
 			r->prev = head;
+	}
+	/* The ftrace instance's pages: a run per CPU too. */
+	if (CFG_FTRACE && ft_n) {
+		u64 bl = ft_grab(rec_off, !standalone);
+
+		blind = bl > blind ? bl : blind;
+		for (i = 0; i < (size_t)nring; i++, nrun++) {
+			struct run *r = rn + nrun;
+
+			ft_cur(i, fcur + i, cont);
+			r->p = 0;
+			r->end = (const void *)1;
+			r->ring = i;
+			r->fc = fcur + i;
+			wrap[nring + i] = ft_wrapped(i);
+		}
 	}
 	/* The process table and the tripwire hits (perf script shows what
 	 * tripped): one run, sorted. */
@@ -554,25 +619,24 @@ int dump(const char *why, int pull)
 	rn[0].p = (const void *)ix;
 	rn[0].end = (const void *)(ix + (CFG_TRACK || CFG_TRIPWIRE ? side_sort(tot, side) : 0));
 	rn[0].ring = -1;
-	for (i = 0; i <= (size_t)nring; i++)
+	rn[0].fc = 0;
+	for (i = 0; i < (size_t)nrun; i++)
 		run_head(rn + i);
 	/* What each ring covers: one that wrapped, from its oldest record;
 	 * one that did not, all since the start (or the stream's last dump). */
-	for (i = 0; i < (size_t)nring; i++)
-		if (wrap[i] && rn[i + 1].p < rn[i + 1].end) {
+	for (i = 1; i < (size_t)nrun; i++)
+		if (wrap[i - 1] && rn[i].p < rn[i].end) {
 			nwrap++;
-			if (rn[i + 1].t > lim)
-				lim = rn[i + 1].t, first = rings[i].cpu;
-			if (rn[i + 1].t < low)
-				low = rn[i + 1].t;
+			if (rn[i].t > lim)
+				lim = rn[i].t, first = rings[rn[i].ring].cpu;
+			if (rn[i].t < low)
+				low = rn[i].t;
 		}
 	/* trim: every CPU from the same time, the latest oldest record of a
 	 * ring that wrapped; the side-band stays (what they need) */
-	for (i = 1; cfg_trim && nwrap && i <= (size_t)nring; i++)
-		while (rn[i].p < rn[i].end && rn[i].t < lim) {
-			rn[i].p += ((const struct rec_hdr *)rn[i].p)->size;
-			run_head(rn + i);
-		}
+	for (i = 1; cfg_trim && nwrap && i < (size_t)nrun; i++)
+		while (rn[i].p < rn[i].end && rn[i].t < lim)
+			run_next(rn + i);
 	newest = 0;
 
 	dumps++;
@@ -596,6 +660,7 @@ int dump(const char *why, int pull)
 	}
 	for (i = 1, tot = side; i <= (size_t)nring; i++)
 		tot += rn[i].end - rn[i].p;
+	tot += (u64)(nrun - nring - 1) * cfg_buf;	/* ftrace's, about */
 	out_begin(fd, tot + (64 << 10), dumps, frame | (pull >= 0) * OUT_YIELD,
 		  sink_stream || pull >= 0 ? 0 : name);
 	if (binfile)
@@ -614,7 +679,9 @@ int dump(const char *why, int pull)
 		pd_comm(hit_id[0], hit_id[1], hit_comm);
 	if (pull < 0)
 		hit_comm[0] = 0;
-	nrec = merge_out(rn, nring + 1);
+	nrec = merge_out(rn, nrun);
+	for (i = 0; CFG_FTRACE && !standalone && i < (size_t)(nrun - nring - 1); i++)
+		ft_sent(i, fcur + i);
 	out_zstd(0);
 	if (binfile) {
 		err = pd_file_end(fd);
@@ -667,9 +734,9 @@ int dump(const char *why, int pull)
 		else
 			fmt(cov, sizeof(cov), "%s on all CPUs (cpu %d least), %s on some", secs(a, newest - lim), first,
 			    nwrap < nring ? (cont ? "all since the last dump" : "all since the start") : secs(b, newest - low));
-		msg("dump %d (%s): %L bytes%s, %L records, %d CPUs%s, paused %L.%u us, wrote in %L us, to %s, covers %s%s",
+		msg("dump %d (%s): %L bytes%s, %L records, %d CPUs%s, paused %L.%u us, wrote in %L us, to %s, covers %s%s%s",
 		    dumps, why, out_pos, z, (u64)nrec, nring, off, blind / 1000, (unsigned)(blind / 100 % 10),
-		    t2 - t0, name, cov, tab);
+		    t2 - t0, name, cov, tab, ft_how(1));
 	}
 	return 0;
 }
@@ -694,8 +761,10 @@ int dump_toggle(int off)
 		return 0;
 	rec_off = off;
 	for (i = 0; i < nring; i++)
-		if (ring_pause(rings + i, rec_off))
+		if (rings[i].base && ring_pause(rings + i, rec_off))
 			msg("cpu %d: PAUSE_OUTPUT:", rings[i].cpu);
+	if (CFG_FTRACE)
+		ft_pause(rec_off);
 	return 1;
 }
 
@@ -706,9 +775,9 @@ void dump_init(void)
 
 	if (cfg_buf >= 64 << 20)
 		msg("setting up %L MiB rings per CPU and their copies: this takes a while", (u64)cfg_buf >> 20);
-	if (CFG_TRACEPOINTS && cfg_lean)
-		noid_init();
 	open_all();
+	if (CFG_FTRACE)
+		ft_ids();
 	ev_ids_init();
 	/* The rings' copies, then the side-band. The rings' part is faulted
 	 * in now, not while the rings are paused. */

@@ -39,7 +39,7 @@ void noid_init(void)
 	for (i = 0; i < nev; i++) {
 		const struct perf_attr *a = &evs[i].attr;
 
-		if (evs[i].trip)
+		if (evs[i].trip || evs[i].ft)
 			continue;
 		if (a->type != TYPE_TRACEPOINT || a->config > 0xffff)
 			return;
@@ -190,7 +190,7 @@ int lean_retab(void)
 	for (i = nev; i-- > 0;) {
 		u16 *t = tptab + evs[i].attr.config - tplo;
 
-		if (evs[i].trip)
+		if (evs[i].trip || evs[i].ft)
 			continue;
 		if (*t)
 			return -1;

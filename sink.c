@@ -106,7 +106,7 @@ void sink_write(const char *p, size_t n)
 			    opath ? "; its file is removed" : "");
 			if (opath)
 				unlink(opath);
-			sink_restore();
+			die_hook();	/* the tty, and what is above us */
 			_exit(1);
 		}
 		/* A pipe or tty takes PIPE_BUF without blocking once POLLOUT. */

@@ -30,10 +30,19 @@
 #include "perfdata.h"
 #include "track.h"
 #include "lean.h"
+#include "ftrace.h"
 #include "dump.h"
 #include "zstd.h"
 
 static void trip_rec(const struct rec_hdr *h, void *ctx);
+
+/* Every way out: the tty as it was, no ftrace instance left behind. */
+static void tidy(void)
+{
+	sink_restore();
+	if (CFG_FTRACE)
+		ft_end();
+}
 static int draining;
 static u64 deadline;	/* of the post-trigger dump */
 
@@ -58,7 +67,7 @@ static int dump_now(const char *why, int pull)
 
 	if (cfg_dumps && pull < 0 && ++made >= cfg_dumps) {
 		msg("made dumps=%d, exiting", (int)cfg_dumps);
-		sink_restore();
+		tidy();
 		exit(!!r);
 	}
 	return r;
@@ -248,14 +257,17 @@ static int loop(int sfd)
 {
 	struct pollfd *p = xmalloc((P_TTY + 1 + 2 * nmax) * sizeof(*p));
 	int i, nt, asked = 0, hfd = dump_hotplug_fd(), n = poll_fds(p, sfd, hfd, &nt), pwait = -1;
-	char where[80] = "";
+	char where[80] = "", ftw[128] = "";
 	u64 req_rate = 0;
 
 	if (CFG_LISTEN && cfg_listen)
 		fmt(where, sizeof(where), "; listening on %s%s", cfg_listen,
 		    cfg_key ? " (key=)" : "");
-	msg("recording %d events on %d CPUs, %L KiB per CPU%s; pid %d: SIGUSR2 dumps, SIGINT dumps and exits%s",
-	    nev, nring, (u64)cfg_buf >> 10, lean_noid ? " (tracepoints only: no ids)" : "", (int)getpid(), where);
+	if (ft_n)
+		fmt(ftw, sizeof(ftw), " (%d tracepoints in ftrace instance tracer.%d, by %s; %d on perf rings)",
+		    ft_n, (int)getpid(), ft_how(0), nev - ft_n);
+	msg("recording %d events on %d CPUs, %L KiB per CPU%s%s; pid %d: SIGUSR2 dumps, SIGINT dumps and exits%s",
+	    nev, nring, (u64)cfg_buf >> 10, lean_noid ? " (tracepoints only: no ids)" : "", ftw, (int)getpid(), where);
 	for (;;) {
 		struct signalfd_siginfo si;
 		int timeout = pwait, w;
@@ -482,6 +494,7 @@ int main(int argc, char **argv)
 		if (CFG_TRIPWIRE && evs[i].trip && evs[i].attr.type == TYPE_TRACEPOINT)
 			evs[i].comm_off = tp_comm_off(evs[i].name);
 	sink_open(cfg_out, cfg_frame, cfg_baud);
+	die_hook = tidy;
 	sink_signals(sfd);
 	if (CFG_LISTEN && cfg_listen)
 		pull_listen(cfg_listen);
@@ -495,6 +508,6 @@ int main(int argc, char **argv)
 	pd_tracing_build();
 	pd_features_build(argc, argv, ncpu, nring);
 	i = loop(sfd);
-	sink_restore();
+	tidy();
 	return i;
 }

@@ -1,0 +1,623 @@
+/* ftrace.c - tracepoints through the kernel's own ring, at ftrace's cost.
+ *
+ * perf's tracepoint path (perf_tp_event, the sample output) costs three
+ * times what ftrace's ring buffer does for the same event. So the
+ * config's tracepoints are recorded in a private ftrace instance,
+ * tracefs/instances/tracer.PID: overwrite mode, trace_clock perf (the
+ * clock of perf's sample times, so both merge in time order), the
+ * per-CPU size of buf=, the CPUs of cpus=, each event with its filter
+ * (the grammar perf's IOC_SET_FILTER takes is ftrace's). Sampled,
+ * software and hardware events, the tracking ring and tripwires stay on
+ * perf.
+ *
+ * The ring, per CPU, is pages ("sub-buffers"): a u64 timestamp, a
+ * commit count (a long of the kernel's: 4 or 8 bytes, from
+ * events/header_page), then events, each a u32 of a 5-bit type_len and
+ * a 27-bit time delta (bitfields: the low bits first on little-endian
+ * kernels, the high bits on big-endian ones), in the kernel's byte
+ * order, which is ours:
+ *   type_len 1..28: data of type_len * 4 bytes follows;
+ *   0: a u32 array[0] = 4 + the data's length, then the data;
+ *   29: padding of 4 + array[0] bytes (time_delta 0: the page ends);
+ *   30: a time extend, delta += array[0] << 27;
+ *   31: an absolute time (the low 59 bits of it).
+ * The data is byte for byte a perf sample's RAW: common_type (the
+ * tracepoint's id, as perf's attr.config), flags, preempt count,
+ * common_pid (the tid), then the event's fields.
+ *
+ * How a dump reads the ring, by what the kernel offers:
+ * - mmap of per_cpu/cpuN/trace_pipe_raw (6.10+): a meta page, then every
+ *   sub-buffer. tracing_on 0 pauses the instance, the pages are copied
+ *   as they lie, tracing_on 1 resumes; the copy is ordered by the pages'
+ *   timestamps. Nothing is consumed: a standalone dump holds the ring.
+ * - snapshot (CONFIG_TRACER_SNAPSHOT): writing 1 swaps the ring with a
+ *   spare at once, recording never stops, and per_cpu/cpuN/snapshot_raw
+ *   reads the frozen pages. Consumed: a dump holds what came since the
+ *   one before.
+ * - else a consuming read of trace_pipe_raw while paused; the same.
+ * The instance goes on every exit; one whose tracer was SIGKILLed goes
+ * at the next tracer's start. */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include "config.h"
+#include "ftrace.h"
+
+enum { MAPPED = 1, SNAP, READ };
+
+struct fcpu {
+	int fd;
+	unsigned char *map;	/* MAPPED: the meta page, then the pages */
+	size_t len;
+	u32 mps, n;		/* meta page size, pages */
+	unsigned char *cp;	/* the copy */
+	u32 *ord, ncp, cap;	/* pages in time order; copied; room */
+	u64 last_t;		/* a stream sent up to this time */
+	u64 overrun;		/* the kernel's count then */
+	u32 last_k;		/* this many of that time */
+};
+
+int ft_n;
+static char dir[200];
+static int how, on_fd = -1, snap_fd = -1, hsz;
+static u32 sbs;			/* page size */
+static struct fcpu *fc;
+static int nfc;
+static u16 *tptab;		/* tracepoint id - tplo -> event + 1 */
+static u64 tplo, tpn;
+
+/* A tracefs file of the instance, written. */
+static int put(const char *file, const char *s)
+{
+	char p[300];
+	int fd, r;
+
+	fmt(p, sizeof(p), "%s/%s", dir, file);
+	if ((fd = open(p, O_WRONLY | O_TRUNC | O_CLOEXEC)) < 0)
+		return -1;
+	r = write(fd, s, strlen(s)) == (ssize_t)strlen(s) ? 0 : -1;
+	close(fd);
+	return r;
+}
+
+void ft_end(void)
+{
+	int i;
+
+	if (!dir[0])
+		return;
+	put("tracing_on", "0");
+	for (i = 0; i < nfc; i++) {
+		if (fc[i].map)
+			munmap(fc[i].map, fc[i].len);
+		if (fc[i].fd > 0)
+			close(fc[i].fd);
+		fc[i].map = 0;
+		fc[i].fd = -1;
+	}
+	if (on_fd >= 0)
+		close(on_fd);
+	if (snap_fd >= 0)
+		close(snap_fd);
+	on_fd = snap_fd = -1;
+	if (rmdir(dir))
+		msg("%s: can't remove it:", dir);
+	dir[0] = 0;
+}
+
+/* An instance tracer.PID whose tracer is gone (SIGKILLed): removed.
+ * Only ours by its name, and only when no tracer has that pid. */
+static void stale(const char *name, void *ctx)
+{
+	char p[300], comm[16];
+	char *e;
+	u64 pid;
+	long n;
+
+	if (strncmp(name, "tracer.", 7) || !(pid = xtou(name + 7, &e, 10)) || *e ||
+	    pid == (u64)getpid())
+		return;
+	fmt(p, sizeof(p), "/proc/%L/comm", pid);
+	n = readfile(p, comm, sizeof(comm) - 1);
+	if (n == 7 && !memcmp(comm, "tracer\n", 7))
+		return;		/* its tracer runs */
+	fmt(p, sizeof(p), "%s/instances/%s", tracefs, name);
+	if (!rmdir(p))
+		msg("removed %s, left by a tracer that was killed", p);
+}
+
+/* Why the instance can't be: it goes, tracepoints stay on perf. */
+static int fall(const char *why)
+{
+	char p[300];
+
+	fmt(p, sizeof(p), "%s: %s", dir, why);
+	ft_end();
+	ft_n = 0;
+	msg("ftrace instance %s: tracepoints go to perf rings", p);
+	return 0;
+}
+
+/* The tracepoints of the config into a new instance; 0 if they stay
+ * on perf (engine=perf, no instances, a kernel that refuses). mask:
+ * the CPUs to record, now or when they come online. */
+int ft_init(const u64 *mask)
+{
+	char b[1024], p[300], *s;
+	int i, n = 0, top = 0;
+	long r;
+
+	if (!CFG_FTRACE || cfg_engine || !tracefs)
+		return 0;
+	for (i = 0; i < nev; i++)
+		n += !evs[i].trip && evs[i].attr.type == TYPE_TRACEPOINT;
+	if (!n)
+		return 0;
+	if (cfg_stack) {
+		msg("stack: tracepoints stay on perf rings (ftrace has no perf callchains)");
+		return 0;
+	}
+	/* The kernel's long: the page header's commit field. */
+	fmt(p, sizeof(p), "%s/events/header_page", tracefs);
+	r = readfile(p, b, sizeof(b) - 1);
+	b[r > 0 ? r : 0] = 0;
+	if (!(s = xstrstr(b, "commit;\toffset:8;\tsize:")) || ((hsz = 8 + xtou(s + 23, 0, 10)) != 12 && hsz != 16))
+		return fall("events/header_page is not what it should be");
+	tplo = ~0ULL;
+	for (i = 0; i < nev; i++)
+		if (!evs[i].trip && evs[i].attr.type == TYPE_TRACEPOINT) {
+			tplo = evs[i].attr.config < tplo ? evs[i].attr.config : tplo;
+			top = evs[i].attr.config > (u64)top ? (int)evs[i].attr.config : top;
+		}
+	if ((u64)top - tplo >= 0xffff)
+		return 0;
+	tpn = top - tplo + 1;
+	tptab = xmalloc(tpn * sizeof(*tptab));
+	for (i = 0; i < nev; i++)
+		if (!evs[i].trip && evs[i].attr.type == TYPE_TRACEPOINT) {
+			if (tptab[evs[i].attr.config - tplo]) {
+				msg("%s: twice (two filters): tracepoints stay on perf rings", evs[i].name);
+				return 0;
+			}
+			tptab[evs[i].attr.config - tplo] = 1;
+		}
+
+	fmt(p, sizeof(p), "%s/instances", tracefs);
+	dir_each(p, stale, 0);
+	fmt(dir, sizeof(dir), "%s/instances/tracer.%d", tracefs, (int)getpid());
+	if (mkdir(dir, 0700)) {
+		msg("ftrace instance %s: tracepoints go to perf rings:", dir);
+		dir[0] = 0;
+		return 0;
+	}
+	fmt(b, sizeof(b), "%L", (u64)(cfg_buf >> 10));
+	if (put("tracing_on", "0") || put("buffer_size_kb", b) || put("trace_clock", "perf"))
+		return fall("buffer_size_kb or trace_clock perf refused");
+	if (put("options/overwrite", "1"))
+		return fall("options/overwrite refused");
+	put("options/record-tgid", "1");	/* 4.14+: saved_tgids names pids */
+	/* tracing_cpumask: 32-bit hex words, the highest first */
+	for (i = 31; i > 0 && !(u32)(mask[i / 2] >> 32 * (i % 2)); i--)
+		;
+	for (s = b; i >= 0; i--) {
+		u32 w = mask[i / 2] >> 32 * (i % 2);
+		int d;
+
+		if (s > b)
+			*s++ = ',';
+		for (d = 7; d >= 0; d--)	/* no leading zeros in the first */
+			if (s > b || w >> 4 * d || !d)
+				*s++ = "0123456789abcdef"[w >> 4 * d & 15];
+	}
+	*s = 0;
+	if (put("tracing_cpumask", b))
+		return fall("tracing_cpumask refused");
+	for (i = 0; i < nev; i++) {
+		struct event *e = evs + i;
+		char *c;
+
+		if (e->trip || e->attr.type != TYPE_TRACEPOINT)
+			continue;
+		fmt(p, sizeof(p), "events/%s/filter", e->name);
+		c = xstrchr(p, ':');
+		*c = '/';
+		if (e->filter && put(p, e->filter)) {
+			if (!e->glob) {
+				ft_end();
+				die(2, "config: %s: the kernel rejects this filter", e->tok);
+			}
+			msg("%s: left out, the filter does not apply to it", e->name);
+			memmove(evs + i, evs + i + 1, (nev - i - 1) * sizeof(*evs));
+			nev--, i--;
+			continue;
+		}
+		memcpy(p + strlen(p) - 6, "enable", 7);
+		if (put(p, "1"))
+			return fall("an event refused to be enabled");
+		e->ft = 1;
+		ft_n++;
+	}
+	fmt(p, sizeof(p), "%s/tracing_on", dir);
+	on_fd = open(p, O_WRONLY | O_CLOEXEC);
+	fmt(p, sizeof(p), "%s/snapshot", dir);
+	snap_fd = open(p, O_WRONLY | O_CLOEXEC);
+	fc = xmalloc(nmax * sizeof(*fc));
+	for (i = 0; i < nmax; i++)
+		fc[i].fd = -1;
+	nfc = nmax;
+	if (on_fd < 0)
+		return fall("no tracing_on");
+	return ft_n;
+}
+
+/* The CPU's buffer, for ring ri: mapped where the kernel can (the
+ * first CPU sets the mode), else read. -1 if it can't be. */
+int ft_open(int ri, int cpu)
+{
+	struct fcpu *f = fc + ri;
+	char p[300];
+	u32 *m;
+
+	if (!ft_n)
+		return 0;
+	fmt(p, sizeof(p), "%s/per_cpu/cpu%d/%s", dir, cpu, how == SNAP ? "snapshot_raw" : "trace_pipe_raw");
+	if ((f->fd = open(p, O_RDONLY | O_NONBLOCK | O_CLOEXEC)) < 0)
+		return -1;
+	if (how <= MAPPED && (m = mmap(0, 4096, PROT_READ, MAP_SHARED, f->fd, 0)) != MAP_FAILED) {
+		f->mps = m[0], sbs = m[2], f->n = m[3];
+		munmap(m, 4096);
+		/* what the meta page says, bounded all the same */
+		if (f->mps >= 4096 && f->mps <= 1 << 20 && sbs >= 4096 && sbs <= 1 << 20 &&
+		    f->n && f->n <= (1u << 30) / sbs) {
+			f->len = f->mps + (size_t)f->n * sbs;
+			f->map = mmap(0, f->len, PROT_READ, MAP_SHARED, f->fd, 0);
+			if (f->map == MAP_FAILED)
+				f->map = 0;
+		}
+	}
+	if (!how) {
+		/* The first CPU: mapped, or a snapshot's swap (which makes
+		 * the spare), or reads while paused. */
+		how = f->map ? MAPPED : snap_fd >= 0 && write(snap_fd, "1", 1) == 1 ? SNAP : READ;
+		if (how == SNAP) {
+			close(f->fd);
+			return ft_open(ri, cpu);
+		}
+	}
+	if (how == MAPPED && !f->map)
+		return -1;
+	if (how == MAPPED) {
+		f->cap = f->n;
+	} else {
+		sbs = getpagesize();
+		f->cap = cfg_buf / sbs + 4;	/* what buf= asks for, the reader's */
+	}
+	if (!f->cp) {
+		f->cp = xmalloc((size_t)f->cap * sbs);
+		f->ord = xmalloc(f->cap * sizeof(*f->ord));
+	}
+	if (!ri)
+		put("tracing_on", "1");
+	return 0;
+}
+
+void ft_pause(int off)
+{
+	if (ft_n && write(on_fd, off ? "0" : "1", 1) != 1)
+		msg("ftrace tracing_on:");
+}
+
+static int ts_cmp(const void *a, const void *b)
+{
+	u64 x = *(const u64 *)((const unsigned char *)a), y = *(const u64 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static u32 commit(const unsigned char *pg)
+{
+	u64 c = 0;
+
+	if (hsz == 16)
+		memcpy(&c, pg + 8, 8);
+	else
+		memcpy((u32 *)&c + BE, pg + 8, 4);	/* a u32 into the u64's low half */
+	c &= 0x3fffffff;	/* RB_MISSED_* flags on a read page */
+	return c > sbs - hsz ? sbs - hsz : c;
+}
+
+/* Every CPU's pages into its copy. Mapped: paused, copied as they lie,
+ * resumed, then put in time order; read: pages come oldest first, and
+ * are gone from the kernel's ring. Returns the blind window (ns). */
+u64 ft_grab(int rec_off, int stream)
+{
+	static struct { u64 t; u32 i, pad; } *o;
+	u64 a = 0, b, ts;
+	int ri, k;
+	u32 i, n;
+
+	if (!ft_n)
+		return 0;
+	if (how == MAPPED) {
+		if (!o)
+			o = xmalloc(fc[0].cap * sizeof(*o));
+		a = now_ns();
+		ft_pause(1);
+		for (ri = 0; ri < nring; ri++)
+			if (fc[ri].map)
+				memcpy(fc[ri].cp, fc[ri].map + fc[ri].mps, (size_t)fc[ri].n * sbs);
+		if (!rec_off)
+			ft_pause(0);
+		b = now_ns();
+		for (ri = 0; ri < nring; ri++) {
+			struct fcpu *f = fc + ri;
+
+			for (i = n = 0; f->map && i < f->n; i++) {
+				if (!commit(f->cp + (size_t)i * sbs))
+					continue;
+				memcpy(&ts, f->cp + (size_t)i * sbs, 8);
+				o[n].t = ts, o[n++].i = i;
+			}
+			xsort(o, n, sizeof(*o), ts_cmp);
+			for (i = 0; i < n; i++)
+				f->ord[i] = o[i].i;
+			f->ncp = n;
+		}
+		return b - a;
+	}
+	if (how == SNAP) {
+		if (write(snap_fd, "1", 1) != 1)
+			msg("ftrace snapshot:");
+	} else {
+		a = now_ns();
+		ft_pause(1);
+	}
+	for (ri = 0; ri < nring; ri++) {
+		struct fcpu *f = fc + ri;
+
+		for (f->ncp = 0; f->fd >= 0 && f->ncp < f->cap; f->ncp++) {
+			k = read(f->fd, f->cp + (size_t)f->ncp * sbs, sbs);
+			if (k < hsz)
+				break;
+			f->ord[f->ncp] = f->ncp;
+		}
+	}
+	if (how == READ && !rec_off)
+		ft_pause(0);
+	(void)stream;
+	return how == READ ? now_ns() - a : 0;
+}
+
+/* A walk over ring ri's copy; cont: a stream goes on, and sends only
+ * what is new. */
+void ft_cur(int ri, struct ftcur *c, int cont)
+{
+	struct fcpu *f = fc + ri;
+
+	memset(c, 0, sizeof(*c));
+	c->base = f->cp;
+	c->ord = f->ord;
+	c->n = f->ncp;
+	if (cont)
+		c->skip_t = f->last_t, c->skip_k = f->last_k;
+}
+
+/* Whether ring ri's buffer overwrote records since the last stream
+ * dump (or the start): the meta page's overrun count, when mapped. */
+int ft_wrapped(int ri)
+{
+	struct fcpu *f = fc + ri;
+	u64 o;
+
+	if (!f->map)
+		return 0;
+	memcpy(&o, f->map + 48, 8);
+	return o > f->overrun;
+}
+
+static u32 rd32(const unsigned char *p)
+{
+	u32 v;
+
+	memcpy(&v, p, 4);
+	return v;
+}
+
+/* The next data event (c->data, c->len, c->t); 0 when there is none.
+ * Nothing in a page is trusted beyond its commit, nor an event beyond
+ * its page. */
+int ft_next(struct ftcur *c)
+{
+	for (;;) {
+		const unsigned char *e = c->ev;
+		u32 h, tl, d, len;
+
+		if (e + 8 > c->pend) {
+			const unsigned char *pg;
+
+			if (c->i >= c->n)
+				return 0;
+			pg = c->base + (size_t)c->ord[c->i++] * sbs;
+			memcpy(&c->pt, pg, 8);
+			c->t = c->pt;
+			c->ev = pg + hsz;
+			c->pend = c->ev + commit(pg);
+			continue;
+		}
+		h = rd32(e);
+		tl = BE ? h >> 27 : h & 31;
+		d = BE ? h & 0x7ffffff : h >> 5;
+		if (tl == 29) {		/* padding */
+			len = d ? 4 + rd32(e + 4) : ~0u;
+		} else if (tl == 30) {	/* time extend */
+			c->t += (u64)rd32(e + 4) << 27 | d;
+			len = 8;
+		} else if (tl == 31) {	/* absolute: its low 59 bits */
+			c->t = ((u64)rd32(e + 4) << 27 | d) | (c->pt & ~0ULL << 59);
+			len = 8;
+		} else {
+			len = tl ? 4 + 4 * tl : 4 + rd32(e + 4);
+			c->data = e + (tl ? 4 : 8);
+			c->len = tl ? 4 * tl : rd32(e + 4) - 4;
+		}
+		if (len > (u64)(c->pend - e) || len < 4) {
+			c->ev = c->pend;	/* the rest of the page is no event */
+			continue;
+		}
+		c->ev = e + len;
+		if (tl >= 29)
+			continue;
+		c->t += d;
+		if (c->len < 8 || c->len > 65536 - 64)
+			continue;
+		c->k = c->t == c->kt ? c->k + 1 : 1;
+		c->kt = c->t;
+		/* a stream sent these already */
+		if (c->t < c->skip_t || (c->t == c->skip_t && c->k <= c->skip_k))
+			continue;
+		if (tab_ev(tptab, tplo, tpn, *(const u16 *)c->data))
+			return 1;
+	}
+}
+
+/* tid -> pid: the kernel's saved_tgids (options/record-tgid, 4.14+),
+ * else /proc; a task gone from both keeps its tid as its pid. Read
+ * again at each dump, after the copy. */
+#define TGIDS 16384
+static u32 tg_key[TGIDS], tg_val[TGIDS];
+
+static u32 *tg_slot(u32 tid)
+{
+	u32 i = tid * 2654435761U, n;
+
+	for (n = 0; n < TGIDS; n++, i++) {
+		i &= TGIDS - 1;
+		if (!tg_key[i] || tg_key[i] == tid + 1) {
+			tg_key[i] = tid + 1;
+			return tg_val + i;
+		}
+	}
+	return 0;
+}
+
+static void tgids_load(void)
+{
+	char b[4096], p[300];
+	long n, k = 0, i;
+	int fd;
+
+	memset(tg_key, 0, sizeof(tg_key));
+	fmt(p, sizeof(p), "%s/saved_tgids", tracefs);
+	if ((fd = open(p, O_RDONLY | O_CLOEXEC)) < 0)
+		return;
+	while ((n = read(fd, b + k, sizeof(b) - 1 - k)) > 0) {
+		char *s = b, *e;
+
+		n += k;
+		b[n] = 0;
+		for (i = 0; i < n; i++)
+			if (b[i] == '\n') {
+				u64 tid = xtou(s, &e, 10), pid = xtou(e, 0, 10);
+				u32 *v;
+
+				if (tid && pid && tid < 1U << 31 && (v = tg_slot(tid)))
+					*v = pid;
+				s = b + i + 1;
+			}
+		k = b + n - s;
+		memmove(b, s, k);
+	}
+	close(fd);
+}
+
+static u32 tgid(u32 tid)
+{
+	char p[40], b[256], *s;
+	u32 *v = tg_slot(tid);
+	long n;
+
+	if (v && *v)
+		return *v;
+	fmt(p, sizeof(p), "/proc/%u/status", tid);
+	n = readfile(p, b, sizeof(b) - 1);
+	b[n > 0 ? n : 0] = 0;
+	s = xstrstr(b, "\nTgid:");
+	n = s ? xtou(s + 6, 0, 10) : 0;
+	if (v)
+		*v = n ? n : tid;
+	return n ? n : tid;
+}
+
+/* The event at hand as a perf sample of its event, in the layout the
+ * header declares (IDENTIFIER IP TID TIME CPU PERIOD RAW), written at o
+ * (which need not be aligned); RAW is padded as perf pads it, to end
+ * the record on 8 bytes. Returns its size. */
+#define PUT(v) (memcpy(o, &(u64){ v }, 8), o += 8)
+size_t ft_sample(const struct ftcur *c, int ri, int cpu, unsigned char *o)
+{
+	const struct event *e = tab_ev(tptab, tplo, tpn, *(const u16 *)c->data);
+	struct rec_hdr h = { REC_SAMPLE, MISC_KERNEL, 0 };
+	u32 raw = ((c->len + 4 + 7) & ~7u) - 4, tid, pid;
+	unsigned char *o0 = o;
+
+	memcpy(&tid, c->data + 4, 4);
+	pid = tgid(tid);
+	h.size = 8 + 6 * 8 + 4 + raw;
+	memcpy(o, &h, 8);
+	o += 8;
+	PUT(e->ids[ri]);
+	PUT(0);
+	memcpy(o, (u32[2]){ pid, tid }, 8), o += 8;
+	PUT(c->t);
+	memcpy(o, (u32[2]){ cpu, 0 }, 8), o += 8;
+	PUT(1);
+	memcpy(o, &raw, 4);
+	memcpy(o + 4, c->data, c->len);
+	memset(o + 4 + c->len, 0, raw - c->len);
+	return o + 4 + raw - o0;
+}
+
+/* A stream sent the copy: its next dump starts after c's last. */
+void ft_sent(int ri, const struct ftcur *c)
+{
+	if (how == MAPPED && c->kt) {
+		fc[ri].last_t = c->kt;
+		fc[ri].last_k = c->k;
+		memcpy(&fc[ri].overrun, fc[ri].map + 48, 8);
+	}
+}
+
+/* How the instance is read, for the start line; what a dump holds of
+ * it, where that is not the whole ring, for its line. */
+const char *ft_how(int line)
+{
+	if (!ft_n)
+		return "";
+	if (line)
+		return how == MAPPED ? "" : "; tracepoints: what came since the last dump (ftrace reads them once)";
+	return how == MAPPED ? "mapped pages" : how == SNAP ? "snapshot swaps" : "consuming reads";
+}
+
+/* The header's ids of the instance's events: none the kernel gives
+ * out (its counter never gets near FT_ID), one per event and ring. And
+ * the table that names an event by its tracepoint id, now that the
+ * table of events is final. */
+void ft_ids(void)
+{
+	int i, j;
+
+	if (!ft_n)
+		return;
+	memset(tptab, 0, tpn * sizeof(*tptab));
+	for (i = 0; i < nev; i++)
+		if (evs[i].ft) {
+			tptab[evs[i].attr.config - tplo] = i + 1;
+			for (j = 0; j < nmax; j++)
+				evs[i].ids[j] = FT_ID | (u64)i << 16 | j;
+		}
+	tgids_load();
+}
