@@ -550,10 +550,10 @@ static void cfg_parse(char *s)
 				if ((why = pull_key(eq + 1)))
 					bad(tok, why);
 				cfg_key = eq + 1;
-			} else if (!strcmp(tok, "engine")) {
+			} else if (CFG_FTRACE && !strcmp(tok, "engine")) {
 				*eq = '=';
 				if (strcmp(eq + 1, "perf") && strcmp(eq + 1, "ftrace"))
-					bad(tok, "engine=ftrace (tracepoints in an ftrace instance where the kernel has one) or engine=perf (all on perf rings)");
+					bad(tok, "engine=ftrace or engine=perf");
 				cfg_engine = eq[1] == 'p';
 			} else if (!strcmp(tok, "out")) {
 				*eq = '=';

@@ -205,7 +205,7 @@ static void open_all(void)
 		possible[i] = want[i] | late[i];
 	if (CFG_FTRACE)
 		ft_init(possible);
-	if (CFG_TRACEPOINTS && cfg_lean)
+	if (CFG_TRACEPOINTS && cfg_lean && !ft_n)
 		noid_init();
 	fds_check(nmax);
 	/* Room for every CPU that may come: its ring is opened then. */
@@ -232,7 +232,7 @@ static void open_all(void)
 	if (!cpu)
 		die(1, "the kernel refuses every event the config names");
 	if (lean_noid)		/* the events moved: their tracepoint table too */
-		lean_retab();
+		tp_tab();
 }
 
 /* ---- CPU hotplug ----
@@ -593,7 +593,7 @@ int dump(const char *why, int pull)
 	}
 	/* The ftrace instance's pages: a run per CPU too. */
 	if (CFG_FTRACE && ft_n) {
-		u64 bl = ft_grab(rec_off, !standalone);
+		u64 bl = ft_grab(rec_off);
 
 		blind = bl > blind ? bl : blind;
 		for (i = 0; i < (size_t)nring; i++, nrun++) {

@@ -45,6 +45,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include "config.h"
+#include "lean.h"
 #include "ftrace.h"
 
 enum { MAPPED = 1, SNAP, READ };
@@ -62,51 +63,46 @@ struct fcpu {
 };
 
 int ft_n;
-static char dir[200];
-static int how, on_fd = -1, snap_fd = -1, hsz;
+static int made, how, on_fd = -1, snap_fd = -1, hsz;
 static u32 sbs;			/* page size */
 static struct fcpu *fc;
-static int nfc;
-static u16 *tptab;		/* tracepoint id - tplo -> event + 1 */
-static u64 tplo, tpn;
+static const unsigned char *srt;	/* the copy ts_cmp sorts */
 
-/* A tracefs file of the instance, written. */
-static int put(const char *file, const char *s)
+/* A tracefs file of the instance (file 0: the instance), written. */
+static char *path(const char *file)
 {
-	char p[300];
-	int fd, r;
+	static char p[300];
 
-	fmt(p, sizeof(p), "%s/%s", dir, file);
-	if ((fd = open(p, O_WRONLY | O_TRUNC | O_CLOEXEC)) < 0)
-		return -1;
-	r = write(fd, s, strlen(s)) == (ssize_t)strlen(s) ? 0 : -1;
-	close(fd);
-	return r;
+	fmt(p, sizeof(p), "%s/instances/tracer.%d/%s", tracefs, (int)getpid(), file ? file : "");
+	return p;
 }
 
+static int put(const char *file, const char *s)
+{
+	int fd = open(path(file), O_WRONLY | O_TRUNC | O_CLOEXEC), r;
+
+	r = fd < 0 || write(fd, s, strlen(s)) != (ssize_t)strlen(s);
+	close(fd);
+	return -r;
+}
+
+/* The instance goes: closed and unmapped first, which it needs. */
 void ft_end(void)
 {
 	int i;
 
-	if (!dir[0])
+	if (!made)
 		return;
-	put("tracing_on", "0");
-	for (i = 0; i < nfc; i++) {
+	made = 0;
+	for (i = 0; i < nmax; i++) {
 		if (fc[i].map)
 			munmap(fc[i].map, fc[i].len);
-		if (fc[i].fd > 0)
-			close(fc[i].fd);
-		fc[i].map = 0;
-		fc[i].fd = -1;
+		close(fc[i].fd);
 	}
-	if (on_fd >= 0)
-		close(on_fd);
-	if (snap_fd >= 0)
-		close(snap_fd);
-	on_fd = snap_fd = -1;
-	if (rmdir(dir))
-		msg("%s: can't remove it:", dir);
-	dir[0] = 0;
+	close(on_fd);
+	close(snap_fd);
+	if (rmdir(path(0)))
+		msg("%s: can't remove it:", path(0));
 }
 
 /* An instance tracer.PID whose tracer is gone (SIGKILLed): removed.
@@ -116,29 +112,27 @@ static void stale(const char *name, void *ctx)
 	char p[300], comm[16];
 	char *e;
 	u64 pid;
-	long n;
 
-	if (strncmp(name, "tracer.", 7) || !(pid = xtou(name + 7, &e, 10)) || *e ||
-	    pid == (u64)getpid())
+	if (strncmp(name, "tracer.", 7) || !(pid = xtou(name + 7, &e, 10)) || *e)
 		return;
 	fmt(p, sizeof(p), "/proc/%L/comm", pid);
-	n = readfile(p, comm, sizeof(comm) - 1);
-	if (n == 7 && !memcmp(comm, "tracer\n", 7))
-		return;		/* its tracer runs */
+	if (readfile(p, comm, sizeof(comm)) == 7 && !memcmp(comm, "tracer\n", 7))
+		return;		/* its tracer runs (or it is ours) */
 	fmt(p, sizeof(p), "%s/instances/%s", tracefs, name);
 	if (!rmdir(p))
 		msg("removed %s, left by a tracer that was killed", p);
 }
 
-/* Why the instance can't be: it goes, tracepoints stay on perf. */
-static int fall(const char *why)
+/* Why the instance can't be (file refused): it goes, tracepoints stay
+ * on perf. */
+static int fall(const char *file)
 {
-	char p[300];
+	int i;
 
-	fmt(p, sizeof(p), "%s: %s", dir, why);
+	msg("ftrace: %s: tracepoints go to perf rings:", path(file));
 	ft_end();
-	ft_n = 0;
-	msg("ftrace instance %s: tracepoints go to perf rings", p);
+	for (i = ft_n = 0; i < nev; i++)
+		evs[i].ft = 0;
 	return 0;
 }
 
@@ -147,8 +141,8 @@ static int fall(const char *why)
  * the CPUs to record, now or when they come online. */
 int ft_init(const u64 *mask)
 {
-	char b[1024], p[300], *s;
-	int i, n = 0, top = 0;
+	char b[1024], *s;
+	int i, n = 0;
 	long r;
 
 	if (!CFG_FTRACE || cfg_engine || !tracefs)
@@ -157,49 +151,26 @@ int ft_init(const u64 *mask)
 		n += !evs[i].trip && evs[i].attr.type == TYPE_TRACEPOINT;
 	if (!n)
 		return 0;
-	if (cfg_stack) {
-		msg("stack: tracepoints stay on perf rings (ftrace has no perf callchains)");
+	if (cfg_stack || tp_tab() < 0) {
+		msg("%s: tracepoints on perf rings", cfg_stack ? "stack" : "a tracepoint twice");
 		return 0;
 	}
 	/* The kernel's long: the page header's commit field. */
-	fmt(p, sizeof(p), "%s/events/header_page", tracefs);
-	r = readfile(p, b, sizeof(b) - 1);
+	fmt(b, sizeof(b), "%s/events/header_page", tracefs);
+	r = readfile(b, b, sizeof(b) - 1);
 	b[r > 0 ? r : 0] = 0;
-	if (!(s = xstrstr(b, "commit;\toffset:8;\tsize:")) || ((hsz = 8 + xtou(s + 23, 0, 10)) != 12 && hsz != 16))
-		return fall("events/header_page is not what it should be");
-	tplo = ~0ULL;
-	for (i = 0; i < nev; i++)
-		if (!evs[i].trip && evs[i].attr.type == TYPE_TRACEPOINT) {
-			tplo = evs[i].attr.config < tplo ? evs[i].attr.config : tplo;
-			top = evs[i].attr.config > (u64)top ? (int)evs[i].attr.config : top;
-		}
-	if ((u64)top - tplo >= 0xffff)
-		return 0;
-	tpn = top - tplo + 1;
-	tptab = xmalloc(tpn * sizeof(*tptab));
-	for (i = 0; i < nev; i++)
-		if (!evs[i].trip && evs[i].attr.type == TYPE_TRACEPOINT) {
-			if (tptab[evs[i].attr.config - tplo]) {
-				msg("%s: twice (two filters): tracepoints stay on perf rings", evs[i].name);
-				return 0;
-			}
-			tptab[evs[i].attr.config - tplo] = 1;
-		}
-
-	fmt(p, sizeof(p), "%s/instances", tracefs);
-	dir_each(p, stale, 0);
-	fmt(dir, sizeof(dir), "%s/instances/tracer.%d", tracefs, (int)getpid());
-	if (mkdir(dir, 0700)) {
-		msg("ftrace instance %s: tracepoints go to perf rings:", dir);
-		dir[0] = 0;
-		return 0;
-	}
-	fmt(b, sizeof(b), "%L", (u64)(cfg_buf >> 10));
-	if (put("tracing_on", "0") || put("buffer_size_kb", b) || put("trace_clock", "perf"))
-		return fall("buffer_size_kb or trace_clock perf refused");
-	if (put("options/overwrite", "1"))
-		return fall("options/overwrite refused");
-	put("options/record-tgid", "1");	/* 4.14+: saved_tgids names pids */
+	s = xstrstr(b, "commit;\toffset:8;\tsize:");
+	hsz = s ? 8 + xtou(s + 23, 0, 10) : 0;
+	if (hsz != 12 && hsz != 16)
+		return fall("../../events/header_page");
+	fmt(b, sizeof(b), "%s/instances", tracefs);
+	dir_each(b, stale, 0);
+	fc = xmalloc(nmax * sizeof(*fc));
+	for (i = 0; i < nmax; i++)
+		fc[i].fd = -1;
+	if (mkdir(path(0), 0700))
+		return fall(0);
+	made = 1;
 	/* tracing_cpumask: 32-bit hex words, the highest first */
 	for (i = 31; i > 0 && !(u32)(mask[i / 2] >> 32 * (i % 2)); i--)
 		;
@@ -213,19 +184,25 @@ int ft_init(const u64 *mask)
 			if (s > b || w >> 4 * d || !d)
 				*s++ = "0123456789abcdef"[w >> 4 * d & 15];
 	}
-	*s = 0;
-	if (put("tracing_cpumask", b))
-		return fall("tracing_cpumask refused");
+	*s++ = 0;
+	fmt(s, 24, "%L", (u64)(cfg_buf >> 10));
+	{
+		/* record-tgid (4.14+, else refused): saved_tgids names pids */
+		const char *const set[] = { "tracing_on", "0", "trace_clock", "perf", "options/overwrite", "1",
+					    "tracing_cpumask", b, "buffer_size_kb", s, "options/record-tgid", "1" };
+
+		for (i = 0; i < 12; i += 2)
+			if (put(set[i], set[i + 1]) && i < 10)
+				return fall(set[i]);
+	}
 	for (i = 0; i < nev; i++) {
 		struct event *e = evs + i;
-		char *c;
 
 		if (e->trip || e->attr.type != TYPE_TRACEPOINT)
 			continue;
-		fmt(p, sizeof(p), "events/%s/filter", e->name);
-		c = xstrchr(p, ':');
-		*c = '/';
-		if (e->filter && put(p, e->filter)) {
+		fmt(b, sizeof(b), "events/%s/filter", e->name);
+		*xstrchr(b, ':') = '/';
+		if (e->filter && put(b, e->filter)) {
 			if (!e->glob) {
 				ft_end();
 				die(2, "config: %s: the kernel rejects this filter", e->tok);
@@ -235,23 +212,15 @@ int ft_init(const u64 *mask)
 			nev--, i--;
 			continue;
 		}
-		memcpy(p + strlen(p) - 6, "enable", 7);
-		if (put(p, "1"))
-			return fall("an event refused to be enabled");
+		memcpy(b + strlen(b) - 6, "enable", 7);
+		if (put(b, "1"))
+			return fall(b);
 		e->ft = 1;
 		ft_n++;
 	}
-	fmt(p, sizeof(p), "%s/tracing_on", dir);
-	on_fd = open(p, O_WRONLY | O_CLOEXEC);
-	fmt(p, sizeof(p), "%s/snapshot", dir);
-	snap_fd = open(p, O_WRONLY | O_CLOEXEC);
-	fc = xmalloc(nmax * sizeof(*fc));
-	for (i = 0; i < nmax; i++)
-		fc[i].fd = -1;
-	nfc = nmax;
-	if (on_fd < 0)
-		return fall("no tracing_on");
-	return ft_n;
+	on_fd = open(path("tracing_on"), O_WRONLY | O_CLOEXEC);
+	snap_fd = open(path("snapshot"), O_WRONLY | O_CLOEXEC);
+	return on_fd < 0 ? fall("tracing_on") : ft_n;
 }
 
 /* The CPU's buffer, for ring ri: mapped where the kernel can (the
@@ -259,25 +228,23 @@ int ft_init(const u64 *mask)
 int ft_open(int ri, int cpu)
 {
 	struct fcpu *f = fc + ri;
-	char p[300];
+	char p[40];
 	u32 *m;
 
 	if (!ft_n)
 		return 0;
-	fmt(p, sizeof(p), "%s/per_cpu/cpu%d/%s", dir, cpu, how == SNAP ? "snapshot_raw" : "trace_pipe_raw");
-	if ((f->fd = open(p, O_RDONLY | O_NONBLOCK | O_CLOEXEC)) < 0)
+	fmt(p, sizeof(p), "per_cpu/cpu%d/%s", cpu, how == SNAP ? "snapshot_raw" : "trace_pipe_raw");
+	if ((f->fd = open(path(p), O_RDONLY | O_NONBLOCK | O_CLOEXEC)) < 0)
 		return -1;
 	if (how <= MAPPED && (m = mmap(0, 4096, PROT_READ, MAP_SHARED, f->fd, 0)) != MAP_FAILED) {
 		f->mps = m[0], sbs = m[2], f->n = m[3];
 		munmap(m, 4096);
 		/* what the meta page says, bounded all the same */
+		f->len = f->mps + (size_t)f->n * sbs;
 		if (f->mps >= 4096 && f->mps <= 1 << 20 && sbs >= 4096 && sbs <= 1 << 20 &&
-		    f->n && f->n <= (1u << 30) / sbs) {
-			f->len = f->mps + (size_t)f->n * sbs;
-			f->map = mmap(0, f->len, PROT_READ, MAP_SHARED, f->fd, 0);
-			if (f->map == MAP_FAILED)
-				f->map = 0;
-		}
+		    f->n && f->n <= (1u << 30) / sbs &&
+		    (f->map = mmap(0, f->len, PROT_READ, MAP_SHARED, f->fd, 0)) == MAP_FAILED)
+			f->map = 0;
 	}
 	if (!how) {
 		/* The first CPU: mapped, or a snapshot's swap (which makes
@@ -287,12 +254,12 @@ int ft_open(int ri, int cpu)
 			close(f->fd);
 			return ft_open(ri, cpu);
 		}
+		put("tracing_on", "1");
 	}
 	if (how == MAPPED && !f->map)
 		return -1;
-	if (how == MAPPED) {
-		f->cap = f->n;
-	} else {
+	f->cap = f->n;
+	if (how != MAPPED) {
 		sbs = getpagesize();
 		f->cap = cfg_buf / sbs + 4;	/* what buf= asks for, the reader's */
 	}
@@ -300,8 +267,6 @@ int ft_open(int ri, int cpu)
 		f->cp = xmalloc((size_t)f->cap * sbs);
 		f->ord = xmalloc(f->cap * sizeof(*f->ord));
 	}
-	if (!ri)
-		put("tracing_on", "1");
 	return 0;
 }
 
@@ -311,10 +276,13 @@ void ft_pause(int off)
 		msg("ftrace tracing_on:");
 }
 
+/* Pages by their timestamps. */
 static int ts_cmp(const void *a, const void *b)
 {
-	u64 x = *(const u64 *)((const unsigned char *)a), y = *(const u64 *)b;
+	u64 x, y;
 
+	memcpy(&x, srt + (size_t)*(const u32 *)a * sbs, 8);
+	memcpy(&y, srt + (size_t)*(const u32 *)b * sbs, 8);
 	return x < y ? -1 : x > y;
 }
 
@@ -330,66 +298,128 @@ static u32 commit(const unsigned char *pg)
 	return c > sbs - hsz ? sbs - hsz : c;
 }
 
-/* Every CPU's pages into its copy. Mapped: paused, copied as they lie,
- * resumed, then put in time order; read: pages come oldest first, and
- * are gone from the kernel's ring. Returns the blind window (ns). */
-u64 ft_grab(int rec_off, int stream)
+/* tid -> pid: the kernel's saved_tgids (options/record-tgid, 4.14+),
+ * else /proc; a task gone from both keeps its tid as its pid. Read
+ * again at each dump, after the copy. */
+#define TGIDS 16384
+static u32 tg_key[TGIDS], tg_val[TGIDS];
+
+static u32 *tg_slot(u32 tid)
 {
-	static struct { u64 t; u32 i, pad; } *o;
-	u64 a = 0, b, ts;
-	int ri, k;
+	u32 i = tid * 2654435761U, n;
+
+	for (n = 0; n < TGIDS; n++, i++) {
+		i &= TGIDS - 1;
+		if (!tg_key[i] || tg_key[i] == tid + 1) {
+			tg_key[i] = tid + 1;
+			return tg_val + i;
+		}
+	}
+	return 0;
+}
+
+static void tgids_load(void)
+{
+	char b[4096], p[300];
+	long n, k = 0, i;
+	int fd;
+
+	memset(tg_key, 0, sizeof(tg_key));
+	fmt(p, sizeof(p), "%s/saved_tgids", tracefs);
+	if ((fd = open(p, O_RDONLY | O_CLOEXEC)) < 0)
+		return;
+	while ((n = read(fd, b + k, sizeof(b) - 1 - k)) > 0) {
+		char *s = b, *e;
+
+		n += k;
+		b[n] = 0;
+		for (i = 0; i < n; i++)
+			if (b[i] == '\n') {
+				u64 tid = xtou(s, &e, 10), pid = xtou(e, 0, 10);
+				u32 *v;
+
+				if (tid && pid && tid < 1U << 31 && (v = tg_slot(tid)))
+					*v = pid;
+				s = b + i + 1;
+			}
+		k = b + n - s;
+		memmove(b, s, k);
+	}
+	close(fd);
+}
+
+static u32 tgid(u32 tid)
+{
+	char p[40], b[256], *s;
+	u32 *v = tg_slot(tid);
+	long n;
+
+	if (v && *v)
+		return *v;
+	fmt(p, sizeof(p), "/proc/%u/status", tid);
+	n = readfile(p, b, sizeof(b) - 1);
+	b[n > 0 ? n : 0] = 0;
+	s = xstrstr(b, "\nTgid:");
+	n = s ? xtou(s + 6, 0, 10) : 0;
+	if (v)
+		*v = n ? n : tid;
+	return n ? n : tid;
+}
+
+/* Every CPU's pages into its copy; returns the blind window (ns).
+ * Mapped: a first copy while recording goes on, then, paused, the pages
+ * whose header changed since are copied again (a page's events up to
+ * its commit stay as they are until the writer starts the page anew,
+ * with a new timestamp); resumed, the copy is put in time order by the
+ * pages' timestamps. Snapshot: a swap, then the frozen pages are read.
+ * Else: read while paused. Read pages come oldest first, and are gone
+ * from the kernel's ring. */
+u64 ft_grab(int rec_off)
+{
+	u64 a, b;
+	int ri;
 	u32 i, n;
 
 	if (!ft_n)
 		return 0;
-	if (how == MAPPED) {
-		if (!o)
-			o = xmalloc(fc[0].cap * sizeof(*o));
-		a = now_ns();
-		ft_pause(1);
-		for (ri = 0; ri < nring; ri++)
-			if (fc[ri].map)
-				memcpy(fc[ri].cp, fc[ri].map + fc[ri].mps, (size_t)fc[ri].n * sbs);
+	for (ri = 0; how == MAPPED && ri < nring; ri++)
+		if (fc[ri].map)
+			memcpy(fc[ri].cp, fc[ri].map + fc[ri].mps, (size_t)fc[ri].n * sbs);
+	a = now_ns();
+	if (how == SNAP ? write(snap_fd, "1", 1) != 1 : (ft_pause(1), 0))
+		msg("ftrace snapshot:");
+	b = now_ns();
+	for (ri = 0; ri < nring; ri++) {
+		struct fcpu *f = fc + ri;
+
+		for (i = 0; f->map && i < f->n; i++) {
+			unsigned char *c = f->cp + (size_t)i * sbs, *l = f->map + f->mps + (size_t)i * sbs;
+
+			if (memcmp(c, l, hsz))
+				memcpy(c, l, sbs);
+		}
+		for (f->ncp = 0; !f->map && f->fd >= 0 && f->ncp < f->cap &&
+		     read(f->fd, f->cp + (size_t)f->ncp * sbs, sbs) >= hsz; f->ncp++)
+			f->ord[f->ncp] = f->ncp;
+	}
+	if (how != SNAP) {
 		if (!rec_off)
 			ft_pause(0);
 		b = now_ns();
-		for (ri = 0; ri < nring; ri++) {
-			struct fcpu *f = fc + ri;
-
-			for (i = n = 0; f->map && i < f->n; i++) {
-				if (!commit(f->cp + (size_t)i * sbs))
-					continue;
-				memcpy(&ts, f->cp + (size_t)i * sbs, 8);
-				o[n].t = ts, o[n++].i = i;
-			}
-			xsort(o, n, sizeof(*o), ts_cmp);
-			for (i = 0; i < n; i++)
-				f->ord[i] = o[i].i;
-			f->ncp = n;
-		}
-		return b - a;
-	}
-	if (how == SNAP) {
-		if (write(snap_fd, "1", 1) != 1)
-			msg("ftrace snapshot:");
-	} else {
-		a = now_ns();
-		ft_pause(1);
 	}
 	for (ri = 0; ri < nring; ri++) {
 		struct fcpu *f = fc + ri;
 
-		for (f->ncp = 0; f->fd >= 0 && f->ncp < f->cap; f->ncp++) {
-			k = read(f->fd, f->cp + (size_t)f->ncp * sbs, sbs);
-			if (k < hsz)
-				break;
-			f->ord[f->ncp] = f->ncp;
-		}
+		if (!f->map)
+			continue;
+		for (i = n = 0; i < f->n; i++)
+			if (commit(f->cp + (size_t)i * sbs))
+				f->ord[n++] = i;
+		srt = f->cp;
+		xsort(f->ord, f->ncp = n, 4, ts_cmp);
 	}
-	if (how == READ && !rec_off)
-		ft_pause(0);
-	(void)stream;
-	return how == READ ? now_ns() - a : 0;
+	tgids_load();
+	return b - a;
 }
 
 /* A walk over ring ri's copy; cont: a stream goes on, and sends only
@@ -479,77 +509,9 @@ int ft_next(struct ftcur *c)
 		/* a stream sent these already */
 		if (c->t < c->skip_t || (c->t == c->skip_t && c->k <= c->skip_k))
 			continue;
-		if (tab_ev(tptab, tplo, tpn, *(const u16 *)c->data))
+		if (tp_ev(*(const u16 *)c->data))
 			return 1;
 	}
-}
-
-/* tid -> pid: the kernel's saved_tgids (options/record-tgid, 4.14+),
- * else /proc; a task gone from both keeps its tid as its pid. Read
- * again at each dump, after the copy. */
-#define TGIDS 16384
-static u32 tg_key[TGIDS], tg_val[TGIDS];
-
-static u32 *tg_slot(u32 tid)
-{
-	u32 i = tid * 2654435761U, n;
-
-	for (n = 0; n < TGIDS; n++, i++) {
-		i &= TGIDS - 1;
-		if (!tg_key[i] || tg_key[i] == tid + 1) {
-			tg_key[i] = tid + 1;
-			return tg_val + i;
-		}
-	}
-	return 0;
-}
-
-static void tgids_load(void)
-{
-	char b[4096], p[300];
-	long n, k = 0, i;
-	int fd;
-
-	memset(tg_key, 0, sizeof(tg_key));
-	fmt(p, sizeof(p), "%s/saved_tgids", tracefs);
-	if ((fd = open(p, O_RDONLY | O_CLOEXEC)) < 0)
-		return;
-	while ((n = read(fd, b + k, sizeof(b) - 1 - k)) > 0) {
-		char *s = b, *e;
-
-		n += k;
-		b[n] = 0;
-		for (i = 0; i < n; i++)
-			if (b[i] == '\n') {
-				u64 tid = xtou(s, &e, 10), pid = xtou(e, 0, 10);
-				u32 *v;
-
-				if (tid && pid && tid < 1U << 31 && (v = tg_slot(tid)))
-					*v = pid;
-				s = b + i + 1;
-			}
-		k = b + n - s;
-		memmove(b, s, k);
-	}
-	close(fd);
-}
-
-static u32 tgid(u32 tid)
-{
-	char p[40], b[256], *s;
-	u32 *v = tg_slot(tid);
-	long n;
-
-	if (v && *v)
-		return *v;
-	fmt(p, sizeof(p), "/proc/%u/status", tid);
-	n = readfile(p, b, sizeof(b) - 1);
-	b[n > 0 ? n : 0] = 0;
-	s = xstrstr(b, "\nTgid:");
-	n = s ? xtou(s + 6, 0, 10) : 0;
-	if (v)
-		*v = n ? n : tid;
-	return n ? n : tid;
 }
 
 /* The event at hand as a perf sample of its event, in the layout the
@@ -559,7 +521,7 @@ static u32 tgid(u32 tid)
 #define PUT(v) (memcpy(o, &(u64){ v }, 8), o += 8)
 size_t ft_sample(const struct ftcur *c, int ri, int cpu, unsigned char *o)
 {
-	const struct event *e = tab_ev(tptab, tplo, tpn, *(const u16 *)c->data);
+	const struct event *e = tp_ev(*(const u16 *)c->data);
 	struct rec_hdr h = { REC_SAMPLE, MISC_KERNEL, 0 };
 	u32 raw = ((c->len + 4 + 7) & ~7u) - 4, tid, pid;
 	unsigned char *o0 = o;
@@ -612,12 +574,8 @@ void ft_ids(void)
 
 	if (!ft_n)
 		return;
-	memset(tptab, 0, tpn * sizeof(*tptab));
+	tp_tab();
 	for (i = 0; i < nev; i++)
-		if (evs[i].ft) {
-			tptab[evs[i].attr.config - tplo] = i + 1;
-			for (j = 0; j < nmax; j++)
-				evs[i].ids[j] = FT_ID | (u64)i << 16 | j;
-		}
-	tgids_load();
+		for (j = 0; evs[i].ft && j < nmax; j++)
+			evs[i].ids[j] = FT_ID | (u64)i << 16 | j;
 }

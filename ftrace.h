@@ -25,7 +25,7 @@ int ft_init(const u64 *mask);		/* after cfg_load: the instance, or 0 */
 int ft_open(int ri, int cpu);	/* a CPU's buffer, ring ri */
 void ft_ids(void);		/* the header's ids of its events */
 void ft_pause(int off);
-u64 ft_grab(int rec_off, int stream);	/* all CPUs' pages; the blind ns */
+u64 ft_grab(int rec_off);	/* all CPUs' pages; the blind ns */
 void ft_cur(int ri, struct ftcur *c, int cont);
 int ft_wrapped(int ri);
 int ft_next(struct ftcur *c);	/* 0: no more */

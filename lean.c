@@ -24,33 +24,63 @@
 
 int lean_noid;
 static int noid_first;
-/* lean_noid: tracepoint id - tplo -> event + 1, for the rings' events */
+/* tracepoint id - tplo -> event + 1: the tracepoints that are no
+ * tripwire's (the rings' or the ftrace instance's, ftrace.c) */
 static u16 *tptab;
 static u64 tplo, tpn;
 
-/* Whether the rings can go without IDENTIFIER, and if so the table
- * that names an event by its tracepoint id. Before open_all. */
-void noid_init(void)
+/* The table of the tracepoints that are no tripwire's, by id, again
+ * whenever events were dropped: -1 if one is there twice (other
+ * filters), which needs ids; else 1 if those are all the events that
+ * are no tripwire's. */
+int tp_tab(void)
 {
 	u64 hi = 0;
-	int i;
+	int i, all = 1;
 
-	tplo = ~0ULL;
-	for (i = 0; i < nev; i++) {
-		const struct perf_attr *a = &evs[i].attr;
+	if (!tptab) {
+		tplo = ~0ULL;
+		for (i = 0; i < nev; i++) {
+			const struct perf_attr *a = &evs[i].attr;
 
-		if (evs[i].trip || evs[i].ft)
-			continue;
-		if (a->type != TYPE_TRACEPOINT || a->config > 0xffff)
-			return;
-		tplo = a->config < tplo ? a->config : tplo;
-		hi = a->config > hi ? a->config : hi;
+			if (evs[i].trip || a->type != TYPE_TRACEPOINT || a->config > 0xffff)
+				continue;
+			tplo = a->config < tplo ? a->config : tplo;
+			hi = a->config > hi ? a->config : hi;
+		}
+		if (hi < tplo)
+			return 0;
+		tpn = hi - tplo + 1;
+		tptab = xmalloc(tpn * sizeof(*tptab));
 	}
-	if (hi < tplo)
-		return;
-	tpn = hi - tplo + 1;
-	tptab = xmalloc(tpn * sizeof(*tptab));
-	lean_noid = !lean_retab();
+	memset(tptab, 0, tpn * sizeof(*tptab));
+	for (i = nev; i-- > 0;) {
+		u64 k = evs[i].attr.config - tplo;
+
+		if (evs[i].trip)
+			continue;
+		if (evs[i].attr.type != TYPE_TRACEPOINT || k >= tpn) {
+			all = 0;
+			continue;
+		}
+		if (tptab[k])
+			return -1;
+		tptab[k] = i + 1;
+		noid_first = i;
+	}
+	return all;
+}
+
+struct event *tp_ev(u16 id)
+{
+	return tab_ev(tptab, tplo, tpn, id);
+}
+
+/* Whether the rings can go without IDENTIFIER (when they hold
+ * tracepoints only, each once). Before open_all. */
+void noid_init(void)
+{
+	lean_noid = tp_tab() == 1;
 }
 
 u64 lean_type(const struct event *e)
@@ -75,7 +105,7 @@ struct event *lean_ev(const u64 *a, const u64 *end)
 	if (a >= end)
 		return 0;
 	memcpy(&type, (const unsigned char *)a + 4, 2);	/* after RAW's u32 size */
-	return tab_ev(tptab, tplo, tpn, type);
+	return tp_ev(type);
 }
 
 /* What the kernel wrote for a lean sample: its event's layout, or for
@@ -180,22 +210,3 @@ size_t lean_expand(const struct rec_hdr *h, int ri, int cpu, unsigned char *o)
 	return r.size;
 }
 
-/* The tracepoint table, again after events were dropped: -1 if one
- * tracepoint is there twice (other filters), which needs ids. */
-int lean_retab(void)
-{
-	int i;
-
-	memset(tptab, 0, tpn * sizeof(*tptab));
-	for (i = nev; i-- > 0;) {
-		u16 *t = tptab + evs[i].attr.config - tplo;
-
-		if (evs[i].trip || evs[i].ft)
-			continue;
-		if (*t)
-			return -1;
-		*t = i + 1;
-		noid_first = i;
-	}
-	return 0;
-}

@@ -8,7 +8,8 @@
 extern int lean_noid;		/* the kernel writes no ids (tracepoints only) */
 
 void noid_init(void);		/* before the events are opened */
-int lean_retab(void);		/* after events were dropped; -1: a tracepoint twice */
+int tp_tab(void);		/* the tracepoints by id, again after drops */
+struct event *tp_ev(u16 id);
 u64 lean_type(const struct event *e);	/* the sample_type the kernel writes */
 struct event *lean_ev(const u64 *a, const u64 *end);
 int rec_ok(const struct rec_hdr *h);	/* a copied record holds its layout */

@@ -361,7 +361,7 @@ static _Noreturn void usage(int code)
 "  buf=SIZE  per-CPU ring (128k)    cpus=LIST  0,2-3 (default: all online)\n"
 "  stack     kernel callchains      out=PATH   as -o     baud=N  a tty's speed\n"
 "  dumps=N   exit after N dumps     procs=N    processes kept (" S(PROCS_DEFAULT) "; 0: off)\n"
-"  full|lean the kernel's layout    frame=text text lines  zstd  compressed\n"
+"  full|lean perf's layout  engine=perf|ftrace tracepoints'  frame=text  zstd\n"
 "  trim  all CPUs from one start    listen=IP:PORT|@NAME  a dump per connection\n"
 "  key=FILE  the secret a client sends first (listen= beyond 127.x needs it)\n"
 "Default: " DEFAULT_CONFIG " buf=128k\n";

@@ -41,16 +41,17 @@ mach = dict((r[0], r[1] if len(r) > 1 else "") for r in rows("machine.tsv"))
 # ---- 1. hot path ----
 LABEL = {
     "base": "no tracing (baseline)",
-    "tracer": "`tracer 'raw_syscalls:* buf=1m' > /dev/null` (default: lean layout, the leanest)",
-    "tracer_full": "`tracer 'raw_syscalls:* buf=1m full' > /dev/null` (perf's layout)",
+    "tracer": "`tracer 'raw_syscalls:* buf=1m' > /dev/null` (default: the tracepoints in an ftrace instance)",
+    "tracer_perf": "`tracer 'raw_syscalls:* buf=1m engine=perf' > /dev/null` (perf rings, lean layout)",
+    "tracer_full": "`tracer 'raw_syscalls:* buf=1m full engine=perf' > /dev/null` (perf rings, perf's layout)",
     "perf_ow": "`perf record --overwrite -a -e 'raw_syscalls:*' -m 256`",
     "perf_fwd": "`perf record -a -e 'raw_syscalls:*' -o /dev/null` (forward)",
     "bare_lean": "bare floor, tracer's default (lean) layout for these events, TID+TIME+PERIOD+RAW (`bench/bare -l`)",
     "bare": "bare floor, full layout, IDENTIFIER+IP+TID+TIME+CPU+PERIOD+RAW (`bench/bare`)",
     "bare_time": "bare floor, TIME alone (`bench/bare -t`): what no layout with timestamps goes below",
-    "ftrace": "ftrace ring buffer, raw_syscalls, 1024 KiB/CPU",
+    "ftrace": "the kernel's own: an ftrace instance made by hand, raw_syscalls, 1024 KiB/CPU, trace_clock perf",
 }
-ORDER = ["base", "tracer", "tracer_full", "perf_ow", "perf_fwd", "bare_lean", "bare", "bare_time", "ftrace"]
+ORDER = ["base", "tracer", "tracer_perf", "tracer_full", "perf_ow", "perf_fwd", "bare_lean", "bare", "bare_time", "ftrace"]
 hot = {}  # config -> {round: ns}
 for r in rows("hot.tsv"):
     try:
@@ -136,8 +137,10 @@ def ratio_row(name, a, b, target, is_goal=True):
 
 
 if hot:
-    ratio_row("tracer (default) / perf --overwrite", "tracer", "perf_ow", 0.85)
-    ratio_row("tracer (default) / bare floor, same attrs", "tracer", "bare_lean", 1.05)
+    ratio_row("tracer (default: ftrace engine) / perf --overwrite", "tracer", "perf_ow", 0.40)
+    ratio_row("tracer (default: ftrace engine) / the kernel's own ftrace instance", "tracer", "ftrace", 1.25)
+    ratio_row("tracer engine=perf / perf --overwrite", "tracer_perf", "perf_ow", 0.85)
+    ratio_row("tracer engine=perf / bare floor, same attrs", "tracer_perf", "bare_lean", 1.05)
 if hot:  # else no hot path in this run: no ratio goals
     if lean:
         ratio_row("tracer full / perf --overwrite", "tracer_full", "perf_ow", 0.85, False)
@@ -222,6 +225,9 @@ if dr:
       "The window includes the two ioctls; when `raw_syscalls:*` is recorded, as here to fill the "
       "rings, each of them also fires its tracepoints (about 2 µs each on this machine); "
       "`devnull-nosys` records `sched:sched_switch cpu-clock@999` instead, where they fire none. "
+      "`devnull` records the tracepoints through the ftrace engine (the default): its window is the "
+      "instance's, all CPUs at once (tracing_on 0 and 1), while the pages that changed since a first "
+      "copy are copied again; `devnull-perf` records the same through perf rings (engine=perf). "
       "While paused, only what the kernel wrote since that first copy is copied again (a backward "
       "ring is written only at its head), so the window hardly grows with the ring. *write* is merging the "
       "CPUs by time and writing, done while recording goes on, plus describing the live processes "

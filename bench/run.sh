@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # bench/run.sh - tracer's benchmarks (`make bench`); never part of `make test`.
 #
-#   1. hot path: ns per close(-1) with nothing, tracer (default: lean
-#      layout), tracer `full` (perf's layout), perf
+#   1. hot path: ns per close(-1) with nothing, tracer (default: its
+#      tracepoints in an ftrace instance), tracer engine=perf (lean
+#      layout), tracer `full engine=perf` (perf's layout), perf
 #      record --overwrite, perf record (forward), the bare kernel floor
-#      (bench/bare.c, default and lean layout) and ftrace, interleaved
+#      (bench/bare.c, default and lean layout) and an ftrace instance
+#      made by hand (the kernel's own cost), interleaved
 #      round by round (the machine is shared, absolute numbers are noisy)
 #   2. idle: voluntary context switches and CPU time of idle recorders
 #   3. dump: the blind window (rings paused) and the write throughput
@@ -42,10 +44,7 @@ log() { echo "[bench $(elapsed)s] $*" >&2; }
 
 ftrace_restore() {
 	[ "$FTRACE_SAVED" = 1 ] || return 0
-	echo 0 >"$TFS/events/raw_syscalls/enable" 2>/dev/null
-	echo "$FT_ON" >"$TFS/tracing_on" 2>/dev/null
-	echo "$FT_KB" >"$TFS/buffer_size_kb" 2>/dev/null
-	: >"$TFS/trace" 2>/dev/null
+	rmdir "$FTI" 2>/dev/null
 	FTRACE_SAVED=0
 }
 
@@ -122,6 +121,7 @@ TFS=/sys/kernel/tracing
 [ -d $TFS/events ] || mount -t tracefs nodev $TFS 2>/dev/null
 [ -d $TFS/events ] || { TFS=/sys/kernel/debug/tracing; mount -t debugfs nodev /sys/kernel/debug 2>/dev/null; }
 [ -d $TFS/events/raw_syscalls ] || { echo "bench: no raw_syscalls tracepoints in tracefs" >&2; exit 1; }
+FTI=$TFS/instances/bench$$	# the ftrace row's instance
 
 # The tree is edited by others while this runs: build from a snapshot
 # of it, or from HEAD when the snapshot does not build.
@@ -233,10 +233,9 @@ JOB
 
 FT_OK=1
 ftrace_check() {
-	if [ "$(cat $TFS/current_tracer 2>/dev/null)" != nop ] || [ -n "$(cat $TFS/set_event 2>/dev/null)" ]; then
-		FT_OK=0	# someone else is using ftrace: leave it alone
-		log "ftrace is in use (current_tracer $(cat $TFS/current_tracer), set_event '$(head -c 80 $TFS/set_event)'): no ftrace row"
-	fi
+	[ -d $TFS/instances ] && return
+	FT_OK=0
+	log "no ftrace instances here: no ftrace row"
 }
 
 # on CONFIG: start recording; sets CUR (a pid or empty); fails if it can't.
@@ -245,8 +244,8 @@ on() {
 	CUR=
 	case $1 in
 	base) ;;
-	tracer|tracer_full)
-		"$TRACER" "raw_syscalls:* buf=1m$([ "$1" = tracer_full ] && echo ' full')" >/dev/null 2>"$T/on.err" &
+	tracer|tracer_perf|tracer_full)
+		"$TRACER" "raw_syscalls:* buf=1m$([ "$1" = tracer_full ] && echo ' full')$([ "$1" != tracer ] && echo ' engine=perf')" >/dev/null 2>"$T/on.err" &
 		CUR=$!; bg_add $CUR
 		wait_for "$T/on.err" recording 100 $CUR || return 1 ;;
 	bare|bare_lean|bare_time)
@@ -261,12 +260,10 @@ on() {
 		perf record -a -e 'raw_syscalls:*' -o /dev/null 2>"$T/on.err" &
 		CUR=$!; bg_add $CUR
 		perf_started $CUR || return 1 ;;
-	ftrace)
-		FT_ON=$(cat $TFS/tracing_on)
-		FT_KB=$(sed 's/.*expanded: \([0-9]*\).*/\1/' $TFS/buffer_size_kb)
+	ftrace)	# the kernel's own: an instance as tracer makes it, by hand
 		FTRACE_SAVED=1
-		echo 1024 >$TFS/buffer_size_kb && : >$TFS/trace &&
-			echo 1 >$TFS/events/raw_syscalls/enable && echo 1 >$TFS/tracing_on ;;
+		mkdir $FTI && echo 1024 >$FTI/buffer_size_kb && echo perf >$FTI/trace_clock &&
+			echo 1 >$FTI/events/raw_syscalls/enable && echo 1 >$FTI/tracing_on ;;
 	esac
 }
 
@@ -293,7 +290,7 @@ foreign_perf() {
 }
 
 hot_phase() {
-	local configs="base tracer tracer_full perf_ow perf_fwd bare_lean bare bare_time ftrace" cfgs=() c r i n t0 ns dt
+	local configs="base tracer tracer_perf tracer_full perf_ow perf_fwd bare_lean bare bare_time ftrace" cfgs=() c r i n t0 ns dt
 	[ $LEAN = 1 ] || configs=${configs/tracer_full /}
 	[ $HAVE_PERF = 1 ] || configs=${configs/perf_ow perf_fwd /}
 	ftrace_check
@@ -430,8 +427,11 @@ dump_phase() {
 	: >"$T/zdump.tsv"
 	# memcpy of one ring, same libc, same machine, same run
 	[ -x "$T/memcpy" ] && "$T/memcpy" 65536 1048576 16777216 >"$T/memcpy.tsv"
+	# devnull: the default engine (ftrace's ring for tracepoints);
+	# devnull-perf: perf rings, the same events
 	for b in 64k 1m 16m; do
 		dumps devnull $b 3 300 "raw_syscalls:* buf=$b"
+		dumps devnull-perf $b 3 300 "raw_syscalls:* buf=$b engine=perf"
 	done
 	# the window where tracer's own ioctls fire no tracepoint
 	dumps devnull-nosys 64k 3 300 "sched:sched_switch cpu-clock@999 buf=64k"

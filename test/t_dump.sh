@@ -185,9 +185,11 @@ fi
 # tp: lean with tracepoints alone, each once, so the kernel writes
 # no IDENTIFIER either; the dump names each record's event by the
 # tracepoint id its raw data starts with.
+# These are perf's layouts: engine=perf (ft: the default engine, its
+# tracepoints in an ftrace instance, beside cpu-clock on perf rings).
 LAST=$(($(nproc) - 1))
-for lay in lean full tp; do
-	kw=; [ $lay = full ] && kw=full
+for lay in lean full tp ft; do
+	kw=engine=perf; [ $lay = full ] && kw="full $kw"; [ $lay = ft ] && kw=
 	evs="sched:sched_switch signal:signal_generate cpu-clock@199"; [ $lay = tp ] && evs="sched:sched_switch signal:signal_generate"
 	start_tracer "$T/$lay" "$evs $kw buf=2m" || continue
 	cp "$T/work" "$T/${W:0:10}$lay"

@@ -211,13 +211,13 @@ mode() {
 	stop_works
 }
 
-# --- 2. tracepoints alone, each once: the kernel writes no ids ---
-mode tp 3 'sched:sched_switch sched:sched_process_exec signal:signal_generate buf=2m' \
+# --- 2. tracepoints alone, each once, on perf rings: the kernel writes no ids ---
+mode tp 3 'sched:sched_switch sched:sched_process_exec signal:signal_generate buf=2m engine=perf' \
 	"exec ${R}tp" "comm ${R}tp" "signal ${R}tp"
 grep -q 'no ids' "$T/tp.err" || fail "tp: the id-less layout" "$(head -1 "$T/tp.err")"
 
-# --- 3. full: the kernel writes perf's layout ---
-mode full 6 'buf=4m full' "exec ${R}full" "comm ${R}full" "signal ${R}full" "usym ${R}full" ksym
+# --- 3. full: the kernel writes perf's layout (on perf rings) ---
+mode full 6 'buf=4m full engine=perf' "exec ${R}full" "comm ${R}full" "signal ${R}full" "usym ${R}full" ksym
 
 # --- 4. stack: kernel callchains ---
 mode stack 4 'sched:sched_switch sched:sched_process_exec signal:signal_generate cpu-clock@199 stack buf=4m' \

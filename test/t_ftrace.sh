@@ -1,0 +1,172 @@
+# The ftrace engine: tracepoints in a private ftrace instance, written as
+# the same perf.data. Judged against engine=perf recording the same
+# tracepoints at the same time, and against the instances directory.
+
+INST=$(awk '$3 == "tracefs" { print $2 "/instances"; exit }' /proc/mounts)
+[ -n "$INST" ] || INST=/sys/kernel/tracing/instances
+E=ft$$x$RANDOM; E=${E:0:11}
+inst_before=$(ls "$INST" 2>/dev/null | sort | tr '\n' ' ')
+
+if [ ! -d "$INST" ]; then
+	skip "ftrace engine" "no $INST (no tracefs instances)"
+else
+	C="sched:sched_switch sched:sched_process_exec signal:signal_generate cpu-clock@99 buf=4m"
+	start_tracer "$T/fte" "$C" && FTE=$TPID && start_tracer "$T/ftp" "$C engine=perf" && {
+	FTPID=$TPID TPID=$FTE
+	grep -q "tracepoints in ftrace instance tracer.$TPID, by " "$T/fte.err" &&
+		pass "the start line says the ftrace instance records the tracepoints: $(grep -o 'by [a-z ]*' "$T/fte.err")" ||
+		fail "the start line names the ftrace engine" "$(cat "$T/fte.err")"
+	[ -d "$INST/tracer.$TPID" ] && pass "the instance tracer.$TPID is there while it records" ||
+		fail "the instance tracer.$TPID is there while it records" "$(ls "$INST")"
+	grep -q "ftrace instance" "$T/ftp.err" && fail "engine=perf makes no instance" "$(cat "$T/ftp.err")" ||
+		pass "engine=perf: no ftrace instance"
+	for i in 1 2 3; do run_work "${E}$i" spin 50 sleep 20 signal signal; wait $WPID; done
+	kill -INT $TPID $FTPID; wait $TPID; wait $FTPID
+	for x in fte ftp; do
+		perf script -i "$T/$x.out" -F comm,tid,pid,cpu,time,event,trace --ns 2>/dev/null >"$T/$x.txt"
+	done
+	# Each CPU's sched_switch records in its window, through one engine,
+	# must be a run of that CPU's records through the other, and back
+	# (what lies at the window's edges may fall inside for only one).
+	n=$(python3 - "$T/fte.txt" "$T/ftp.txt" <<'PY'
+import sys
+def recs(path):
+    cpus = {}
+    for l in open(path):
+        f = l.split()
+        i = next((k for k, w in enumerate(f) if w.startswith('[') and w.endswith(']')), -1)
+        if i < 0 or f[i + 2] != 'sched:sched_switch:':
+            continue
+        # tid/pid and the fields: not perf's comm of the tid, which it
+        # takes from /proc (a kworker's changes: kworker/u8:4-ev, +ev)
+        cpus.setdefault(f[i], []).append((float(f[i + 1].rstrip(':')), ' '.join(f[i - 1:i] + f[i + 2:])))
+    return cpus
+a, b = recs(sys.argv[1]), recs(sys.argv[2])
+n, bad, dmax = 0, [], 0.0
+for x, y in ((a, b), (b, a)):
+    for c, r in x.items():
+        # the CPU's window: both rings hold it (one may have wrapped)
+        if c not in y:
+            continue
+        lo = max(r[0][0], y[c][0][0]) + 0.01
+        hi = min(r[-1][0], y[c][-1][0]) - 0.01
+        w = [k for k, (t, s) in enumerate(r) if lo < t < hi]
+        if not w:
+            continue
+        want = [s for t, s in r[w[0]:w[-1] + 1]]
+        other = [s for t, s in y.get(c, [])]
+        at = next((k for k in range(len(other) - len(want) + 1) if other[k:k + len(want)] == want), -1)
+        if at < 0:
+            bad.append('%s: %d records not a run of the other\'s' % (c, len(want)))
+            continue
+        if x is a:
+            n += len(want)
+            ot = [t for t, s in y[c]][at:at + len(want)]
+            dmax = max([dmax] + [abs(u - t) for u, (t, s) in zip(ot, r[w[0]:w[-1] + 1])])
+print(n, int(dmax * 1e6), '; '.join(bad))
+PY
+)
+	set -- $n
+	if [ "${1:-0}" -gt 20 ] && [ -z "${3:-}" ]; then
+		pass "sched_switch through both engines at once: the same $1 records (CPU, tids, fields, order on each CPU)"
+	else
+		fail "sched_switch through both engines at once" "$n"
+		keep "$T/fte.txt" "$T/ftp.txt"
+	fi
+	# Both probes run in one call of the tracepoint, back to back with
+	# preemption off: only an interrupt between them parts their stamps,
+	# which are of one clock. So each pair is within 1 ms (measured here:
+	# 0.7 to 10 us), and not always the same way round (whichever was
+	# enabled first runs first).
+	d=${2:-99999}
+	[ "${1:-0}" -gt 20 ] && [ "$d" -le 1000 ] && pass "their times differ by at most $d us (bound: 1000)" ||
+		fail "their times differ by at most 1000 us" "$d us"
+	for x in fte ftp; do
+		grep "$E" "$T/$x.txt" | grep -E 'signal_generate|sched_process_exec' | awk '{ $4 = ""; print }' >"$T/$x.wk"
+	done
+	n=$(grep -c 'sig=10 ' "$T/fte.wk")
+	k=$(grep -c "sched_process_exec: filename=$T/$E" "$T/fte.wk")
+	[ "$n" = 6 ] && [ "$k" = 3 ] && cmp -s "$T/fte.wk" "$T/ftp.wk" &&
+		pass "the workload's 3 execs and 6 signals: the same through both engines, pid and comm too" ||
+		fail "the workload's execs and signals through both engines" "$k execs, $n signals; $(diff "$T/fte.wk" "$T/ftp.wk" | head -4)"
+	check "ftrace engine: times in order, merged with cpu-clock" monotonic "$T/fte.out"
+	n=$(grep -c 'cpu-clock' "$T/fte.txt")
+	[ "$n" -gt 0 ] && pass "cpu-clock stays on perf rings beside it ($n samples)" || fail "cpu-clock beside the ftrace engine" "none"
+	[ ! -d "$INST/tracer.$TPID" ] && pass "the instance is gone after SIGINT" ||
+		fail "the instance is gone after SIGINT" "$(ls "$INST")"
+	}
+
+	# A stream: each ftrace record once, though the ring is read whole.
+	if start_tracer "$T/fts" "sched:sched_switch signal:signal_generate buf=1m"; then
+		for i in 1 2 3; do
+			run_work "${E}s$i" sleep 10 signal; wait $WPID
+			dump_wait "$T/fts" $i >/dev/null
+		done
+		stop_tracer >/dev/null
+		perf script -i "$T/fts.out" -F cpu,time,event,trace --ns 2>/dev/null >"$T/fts.txt"
+		n=$(grep -c "signal_generate: .*comm=${E}s" "$T/fts.txt")
+		k=$(sort "$T/fts.txt" | uniq -d | wc -l)
+		[ "$n" = 3 ] && [ "$k" = 0 ] && pass "a 4-dump stream sends each ftrace record once ($(wc -l <"$T/fts.txt") records)" ||
+			fail "a stream sends each ftrace record once" "$n signals of 3, $k repeated"
+	fi
+
+	# SIGKILLed: its instance stays; the next tracer removes it (only
+	# ours, only when its owner is gone), and leaves others alone.
+	mkdir -p "$INST/${E}other"
+	if start_tracer "$T/ftk" "sched:sched_switch"; then
+		k=$TPID
+		kill -9 $k; wait $k 2>/dev/null
+		[ -d "$INST/tracer.$k" ] && pass "a SIGKILLed tracer leaves its instance (tracer.$k)" ||
+			fail "a SIGKILLed tracer leaves its instance" "$(ls "$INST")"
+		if start_tracer "$T/ftk2" "sched:sched_switch"; then
+			[ ! -d "$INST/tracer.$k" ] && grep -q "removed .*tracer.$k, left by a tracer that was killed" "$T/ftk2.err" &&
+				pass "the next tracer removes it, and says so" ||
+				fail "the next tracer removes a killed one's instance" "$(ls "$INST"); $(cat "$T/ftk2.err")"
+			[ -d "$INST/${E}other" ] && pass "another tool's instance is left alone" ||
+				fail "another tool's instance is left alone" "$(ls "$INST")"
+			# a running tracer's instance is not taken for a stale one
+			start_tracer "$T/ftk3" "sched:sched_switch" && {
+				k=$(sed -n 's/.*; pid \([0-9]*\):.*/\1/p' "$T/ftk2.err")
+				[ -d "$INST/tracer.$k" ] && pass "a running tracer's instance is left to it" ||
+					fail "a running tracer's instance is left to it" "$(ls "$INST")"
+				stop_tracer >/dev/null; }
+			kill -INT $k; wait $k
+		fi
+	fi
+	rmdir "$INST/${E}other" 2>/dev/null
+
+	# The top-level buffer, someone else's: its settings and its records
+	# stay as they were while we record.
+	TOPD=${INST%/instances}
+	if [ -w "$TOPD/events/sched/sched_switch/enable" ]; then
+		echo 1 >"$TOPD/events/sched/sched_switch/enable"; echo >"$TOPD/trace"
+		was="$(cat "$TOPD/trace_clock" "$TOPD/buffer_size_kb" "$TOPD/tracing_on" "$TOPD/events/sched/sched_switch/enable")"
+		if start_tracer "$T/ftt" "sched:sched_switch"; then
+			run_work "${E}t" sleep 20; wait $WPID
+			stop_tracer >/dev/null
+			n=$(grep -c "prev_comm=${E}t " "$TOPD/trace")
+			[ "$n" -gt 0 ] && pass "the top-level buffer records on beside us ($n of the workload's switches)" ||
+				fail "the top-level buffer records on beside us" "none of ${E}t's switches in $TOPD/trace"
+		fi
+		now="$(cat "$TOPD/trace_clock" "$TOPD/buffer_size_kb" "$TOPD/tracing_on" "$TOPD/events/sched/sched_switch/enable")"
+		echo 0 >"$TOPD/events/sched/sched_switch/enable"; echo >"$TOPD/trace"
+		testing "the top-level trace_clock, buffer_size_kb, tracing_on and events as they were" "$was" "$now"
+	fi
+
+	# Where no instance can be made (tracefs read-only here), tracepoints
+	# go to perf rings, and tracer says so once.
+	if unshare -m --propagation private true 2>/dev/null; then
+		unshare -m --propagation private sh -c "mount -o remount,bind,ro '$TOPD' && exec '$TRACER' -o '$T/ftr.out' 'sched:sched_switch signal:signal_generate'" \
+			>/dev/null 2>"$T/ftr.err" & TPID=$!
+		wait_line "$T/ftr" "recording" >/dev/null
+		run_work "${E}r" signal; wait $WPID
+		stop_tracer >/dev/null
+		n=$(perf script -i "$T/ftr.out" 2>/dev/null | grep -c "signal_generate: .*comm=${E}r")
+		[ "$(grep -c 'tracepoints go to perf rings' "$T/ftr.err")" = 1 ] && [ "$n" = 1 ] &&
+			pass "a read-only tracefs: tracepoints on perf rings, said once, recorded" ||
+			fail "a read-only tracefs: tracepoints on perf rings" "$n signals; $(cat "$T/ftr.err")"
+	else
+		skip "a read-only tracefs" "no private mount namespace here"
+	fi
+fi
+[ -d "$INST" ] && testing "the instances directory is as it was" "$inst_before" "$(ls "$INST" | sort | tr '\n' ' ')"
