@@ -167,9 +167,10 @@ static u64 late[16];	/* CPUs to record when they come online */
 static void fds_check(int ncpu)
 {
 	struct rlimit rl;
-	/* an fd per event and CPU, a tracking ring per CPU, and a dozen
+	/* an fd per event and CPU, a tracking ring per CPU, the ftrace
+	 * instance's buffer per CPU and two of its files, and a dozen
 	 * more: the signalfd, the sink, hotplug, /proc and tracefs */
-	u64 need = (u64)(nev - ft_n + CFG_TRACK) * ncpu + 16;
+	u64 need = (u64)(nev - ft_n + CFG_TRACK + !!ft_n) * ncpu + 16 + 2 * !!ft_n;
 
 	if (syscall(SYS_prlimit64, 0, RLIMIT_NOFILE, 0, &rl))
 		return;
@@ -488,7 +489,7 @@ static size_t merge_out(struct run *rn, int k)
 				if (BE)		/* written, then swapped */
 					ft_sample(r->fc, r->ring, rings[r->ring].cpu, (void *)b), pd_record((void *)b);
 				else
-					out_commit(ft_sample(r->fc, r->ring, rings[r->ring].cpu, out_room(r->fc->len + 64)));
+					out_commit(ft_sample(r->fc, r->ring, rings[r->ring].cpu, out_room(r->fc->len + 72)));
 			} else if (!cfg_lean || r->ring < 0) {
 				pd_record(id_fix(h, r->ring));
 			} else if (BE) {	/* expanded, then swapped */
@@ -599,12 +600,11 @@ int dump(const char *why, int pull)
 		for (i = 0; i < (size_t)nring; i++, nrun++) {
 			struct run *r = rn + nrun;
 
-			ft_cur(i, fcur + i, cont);
+			wrap[nring + i] = ft_cur(i, fcur + i, cont);
 			r->p = 0;
 			r->end = (const void *)1;
 			r->ring = i;
 			r->fc = fcur + i;
-			wrap[nring + i] = ft_wrapped(i);
 		}
 	}
 	/* The process table and the tripwire hits (perf script shows what

@@ -58,7 +58,6 @@ struct fcpu {
 	unsigned char *cp;	/* the copy */
 	u32 *ord, ncp, cap;	/* pages in time order; copied; room */
 	u64 last_t;		/* a stream sent up to this time */
-	u64 overrun;		/* the kernel's count then */
 	u32 last_k;		/* this many of that time */
 };
 
@@ -120,7 +119,7 @@ static void stale(const char *name, void *ctx)
 		return;		/* its tracer runs (or it is ours) */
 	fmt(p, sizeof(p), "%s/instances/%s", tracefs, name);
 	if (!rmdir(p))
-		msg("removed %s, left by a tracer that was killed", p);
+		msg("removed %s: its tracer was killed", p);
 }
 
 /* Why the instance can't be (file refused): it goes, tracepoints stay
@@ -151,8 +150,10 @@ int ft_init(const u64 *mask)
 		n += !evs[i].trip && evs[i].attr.type == TYPE_TRACEPOINT;
 	if (!n)
 		return 0;
-	if (cfg_stack || tp_tab() < 0) {
-		msg("%s: tracepoints on perf rings", cfg_stack ? "stack" : "a tracepoint twice");
+	/* what only perf gives: callchains, a tracepoint's IP (full),
+	 * one event with two filters */
+	if (cfg_stack || !cfg_lean || tp_tab() < 0) {
+		msg("%s: tracepoints on perf rings", cfg_stack ? "stack" : !cfg_lean ? "full" : "a tracepoint twice");
 		return 0;
 	}
 	/* The kernel's long: the page header's commit field. */
@@ -187,18 +188,19 @@ int ft_init(const u64 *mask)
 	*s++ = 0;
 	fmt(s, 24, "%L", (u64)(cfg_buf >> 10));
 	{
-		/* record-tgid (4.14+, else refused): saved_tgids names pids */
 		const char *const set[] = { "tracing_on", "0", "trace_clock", "perf", "options/overwrite", "1",
-					    "tracing_cpumask", b, "buffer_size_kb", s, "options/record-tgid", "1" };
+					    "tracing_cpumask", b, "buffer_size_kb", s };
 
-		for (i = 0; i < 12; i += 2)
-			if (put(set[i], set[i + 1]) && i < 10)
+		for (i = 0; i < 10; i += 2)
+			if (put(set[i], set[i + 1]))
 				return fall(set[i]);
 	}
 	for (i = 0; i < nev; i++) {
 		struct event *e = evs + i;
 
-		if (e->trip || e->attr.type != TYPE_TRACEPOINT)
+		/* sched_stat_*: perf makes the count they carry the sample's
+		 * period (__perf_count), ftrace does not: they stay on perf */
+		if (e->trip || e->attr.type != TYPE_TRACEPOINT || !strncmp(e->name, "sched:sched_stat_", 17))
 			continue;
 		fmt(b, sizeof(b), "events/%s/filter", e->name);
 		*xstrchr(b, ':') = '/';
@@ -298,71 +300,36 @@ static u32 commit(const unsigned char *pg)
 	return c > sbs - hsz ? sbs - hsz : c;
 }
 
-/* tid -> pid: the kernel's saved_tgids (options/record-tgid, 4.14+),
- * else /proc; a task gone from both keeps its tid as its pid. Read
- * again at each dump, after the copy. */
+/* tid -> pid, from /proc/TID/status, asked once per tid and dump; a
+ * task gone by then has its tid as its pid. Not the kernel's
+ * saved_tgids: options/record-tgid counts its sched_switch probe by
+ * walking every instance's events, and two tracers side by side leave
+ * that probe behind for good (seen on 6.18). */
 #define TGIDS 16384
 static u32 tg_key[TGIDS], tg_val[TGIDS];
-
-static u32 *tg_slot(u32 tid)
-{
-	u32 i = tid * 2654435761U, n;
-
-	for (n = 0; n < TGIDS; n++, i++) {
-		i &= TGIDS - 1;
-		if (!tg_key[i] || tg_key[i] == tid + 1) {
-			tg_key[i] = tid + 1;
-			return tg_val + i;
-		}
-	}
-	return 0;
-}
-
-static void tgids_load(void)
-{
-	char b[4096], p[300];
-	long n, k = 0, i;
-	int fd;
-
-	memset(tg_key, 0, sizeof(tg_key));
-	fmt(p, sizeof(p), "%s/saved_tgids", tracefs);
-	if ((fd = open(p, O_RDONLY | O_CLOEXEC)) < 0)
-		return;
-	while ((n = read(fd, b + k, sizeof(b) - 1 - k)) > 0) {
-		char *s = b, *e;
-
-		n += k;
-		b[n] = 0;
-		for (i = 0; i < n; i++)
-			if (b[i] == '\n') {
-				u64 tid = xtou(s, &e, 10), pid = xtou(e, 0, 10);
-				u32 *v;
-
-				if (tid && pid && tid < 1U << 31 && (v = tg_slot(tid)))
-					*v = pid;
-				s = b + i + 1;
-			}
-		k = b + n - s;
-		memmove(b, s, k);
-	}
-	close(fd);
-}
 
 static u32 tgid(u32 tid)
 {
 	char p[40], b[256], *s;
-	u32 *v = tg_slot(tid);
+	u32 i = tid * 2654435761U, k;
 	long n;
 
-	if (v && *v)
-		return *v;
+	for (k = 0; k < TGIDS; k++, i++) {
+		i &= TGIDS - 1;
+		if (tg_key[i] == tid + 1)
+			return tg_val[i];
+		if (!tg_key[i])
+			break;
+	}
 	fmt(p, sizeof(p), "/proc/%u/status", tid);
 	n = readfile(p, b, sizeof(b) - 1);
 	b[n > 0 ? n : 0] = 0;
 	s = xstrstr(b, "\nTgid:");
-	n = s ? xtou(s + 6, 0, 10) : 0;
-	if (v)
-		*v = n ? n : tid;
+	n = s ? (long)xtou(s + 6, 0, 10) : 0;
+	if (k < TGIDS) {	/* a full table asks again */
+		tg_key[i] = tid + 1;
+		tg_val[i] = n ? n : tid;
+	}
 	return n ? n : tid;
 }
 
@@ -418,15 +385,18 @@ u64 ft_grab(int rec_off)
 		srt = f->cp;
 		xsort(f->ord, f->ncp = n, 4, ts_cmp);
 	}
-	tgids_load();
+	memset(tg_key, 0, sizeof(tg_key));	/* asked anew */
 	return b - a;
 }
 
 /* A walk over ring ri's copy; cont: a stream goes on, and sends only
- * what is new. */
-void ft_cur(int ri, struct ftcur *c, int cont)
+ * what is new. Returns whether the ring overwrote records (since the
+ * stream's last dump): every page is in use, and the oldest is newer
+ * than what was sent. Read pages can't tell: 0. */
+int ft_cur(int ri, struct ftcur *c, int cont)
 {
 	struct fcpu *f = fc + ri;
+	u64 t0 = 0;
 
 	memset(c, 0, sizeof(*c));
 	c->base = f->cp;
@@ -434,19 +404,17 @@ void ft_cur(int ri, struct ftcur *c, int cont)
 	c->n = f->ncp;
 	if (cont)
 		c->skip_t = f->last_t, c->skip_k = f->last_k;
+	if (f->ncp)
+		memcpy(&t0, f->cp + (size_t)f->ord[0] * sbs, 8);
+	return f->map && f->ncp >= f->n - 1 && t0 > c->skip_t;
 }
 
-/* Whether ring ri's buffer overwrote records since the last stream
- * dump (or the start): the meta page's overrun count, when mapped. */
-int ft_wrapped(int ri)
+static u16 rd16(const unsigned char *p)
 {
-	struct fcpu *f = fc + ri;
-	u64 o;
+	u16 v;
 
-	if (!f->map)
-		return 0;
-	memcpy(&o, f->map + 48, 8);
-	return o > f->overrun;
+	memcpy(&v, p, 2);
+	return v;
 }
 
 static u32 rd32(const unsigned char *p)
@@ -466,7 +434,7 @@ int ft_next(struct ftcur *c)
 		const unsigned char *e = c->ev;
 		u32 h, tl, d, len;
 
-		if (e + 8 > c->pend) {
+		if (c->pend - e < 8) {
 			const unsigned char *pg;
 
 			if (c->i >= c->n)
@@ -502,14 +470,14 @@ int ft_next(struct ftcur *c)
 		if (tl >= 29)
 			continue;
 		c->t += d;
-		if (c->len < 8 || c->len > 65536 - 64)
+		if (c->len < 8 || c->len > 65536 - 72)
 			continue;
 		c->k = c->t == c->kt ? c->k + 1 : 1;
 		c->kt = c->t;
 		/* a stream sent these already */
 		if (c->t < c->skip_t || (c->t == c->skip_t && c->k <= c->skip_k))
 			continue;
-		if (tp_ev(*(const u16 *)c->data))
+		if (tp_ev(rd16(c->data)))	/* common_type */
 			return 1;
 	}
 }
@@ -521,7 +489,7 @@ int ft_next(struct ftcur *c)
 #define PUT(v) (memcpy(o, &(u64){ v }, 8), o += 8)
 size_t ft_sample(const struct ftcur *c, int ri, int cpu, unsigned char *o)
 {
-	const struct event *e = tp_ev(*(const u16 *)c->data);
+	const struct event *e = tp_ev(rd16(c->data));
 	struct rec_hdr h = { REC_SAMPLE, MISC_KERNEL, 0 };
 	u32 raw = ((c->len + 4 + 7) & ~7u) - 4, tid, pid;
 	unsigned char *o0 = o;
@@ -546,10 +514,9 @@ size_t ft_sample(const struct ftcur *c, int ri, int cpu, unsigned char *o)
 /* A stream sent the copy: its next dump starts after c's last. */
 void ft_sent(int ri, const struct ftcur *c)
 {
-	if (how == MAPPED && c->kt) {
+	if (c->kt) {
 		fc[ri].last_t = c->kt;
 		fc[ri].last_k = c->k;
-		memcpy(&fc[ri].overrun, fc[ri].map + 48, 8);
 	}
 }
 
@@ -560,7 +527,7 @@ const char *ft_how(int line)
 	if (!ft_n)
 		return "";
 	if (line)
-		return how == MAPPED ? "" : "; tracepoints: what came since the last dump (ftrace reads them once)";
+		return how == MAPPED ? "" : "; tracepoints: since the last dump (read once)";
 	return how == MAPPED ? "mapped pages" : how == SNAP ? "snapshot swaps" : "consuming reads";
 }
 

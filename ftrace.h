@@ -26,8 +26,7 @@ int ft_open(int ri, int cpu);	/* a CPU's buffer, ring ri */
 void ft_ids(void);		/* the header's ids of its events */
 void ft_pause(int off);
 u64 ft_grab(int rec_off);	/* all CPUs' pages; the blind ns */
-void ft_cur(int ri, struct ftcur *c, int cont);
-int ft_wrapped(int ri);
+int ft_cur(int ri, struct ftcur *c, int cont);	/* 1: it wrapped */
 int ft_next(struct ftcur *c);	/* 0: no more */
 size_t ft_sample(const struct ftcur *c, int ri, int cpu, unsigned char *o);
 void ft_sent(int ri, const struct ftcur *c);	/* a stream sent it all */

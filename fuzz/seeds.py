@@ -187,3 +187,41 @@ put('extract', 'noisy', ('\r\n'.join(ls) + '\r\n').encode())
 put('extract', 'two-dumps', (frame(1, payload[:100]) + 'kernel: oops\n' + frame(2, payload[:61])).encode())
 put('extract', 'n2', b'\x02' + (frame(1, b'x' * 49) + frame(2, b'yy') + frame(3, b'')).encode())
 put('extract', 'truncated', b'\x08' + frame(4, payload).encode()[:700] + b'\0\0garbage\n#TRACER BEGIN 5\n')
+
+
+# ---- f_ftrace ----
+# Pages of ftrace's ring as the kernel writes them (little-endian): a u64
+# timestamp, the commit (a u64 on 64-bit kernels, a u32 on 32-bit ones),
+# then events: a u32 of type_len (5 bits) and time delta (27), then data.
+def ev(common_type, delta, payload=b'', pid=1234):
+    data = u16(common_type) + b'\x01\x00' + u32(pid) + payload
+    data += b'\0' * (-len(data) % 4)
+    if len(data) <= 28 * 4:
+        return u32(delta << 5 | len(data) // 4) + data
+    return u32(delta << 5) + u32(4 + len(data)) + data  # type_len 0: array[0] is the length
+
+
+def extend(d):
+    return u32((d & 0x7ffffff) << 5 | 30) + u32(d >> 27)
+
+
+def absolute(t):
+    return u32((t & 0x7ffffff) << 5 | 31) + u32(t >> 27 & 0xffffffff)
+
+
+def padding(n):
+    return u32(1 << 5 | 29) + u32(n - 4) + b'\0' * (n - 8)
+
+
+def page(ts, events, hsz=16, size=4096):
+    body = b''.join(events)
+    hdr = u64(ts) + (u64(len(body)) if hsz == 16 else u32(len(body)))
+    return (hdr + body).ljust(size, b'\0')[:size]
+
+
+evs1 = [ev(316, 0, b'x' * 56), ev(318, 100, b'y' * 8), extend(1 << 30), ev(20, 5, b'z' * 200),
+        padding(16), ev(316, 7, b'w' * 120), absolute(123456789012), ev(318, 0)]
+put('ftrace', 'pages', u8(0) + page(2000, evs1) + page(1000, [ev(316, 3)] * 20) + page(0, []))
+put('ftrace', 'pages32', u8(1) + page(5000, evs1, 12) + page(4000, [ev(20, 1, b'q' * 4)] * 30, 12))
+put('ftrace', 'stream', u8(2) + u64(1000 + 3 * 20) + u8(10) + page(1000, [ev(316, 3)] * 40))
+put('ftrace', 'big', u8(4) + page(7, [ev(316, 1, b'b' * 6000)] + [ev(318, 2)] * 10, 16, 8192))

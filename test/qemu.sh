@@ -378,9 +378,11 @@ case "$SIGUSR1 $SIGSEGV $SIGBUS" in
 *) fail "build: SIGUSR1, SIGSEGV and SIGBUS from $WCC's <signal.h>" "got '$SIGUSR1 $SIGSEGV $SIGBUS'"; finish ;;
 esac
 TRACER_CONFIG="sched:sched_switch sched:sched_process_exec signal:signal_generate/sig==$SIGUSR1/ cpu-clock@199 trip=segv buf=256k"
-# c records tracepoints alone: the lean layout without ids, whose event
-# the dump finds from the raw data, in the target's byte order
-TRACER_CONFIG_C="sched:sched_switch sched:sched_process_exec signal:signal_generate/sig==$SIGUSR1/ trip=segv buf=256k"
+# a, b and d record their tracepoints through the ftrace engine (the
+# default); c records tracepoints alone on perf rings: the lean layout
+# without ids, whose event the dump finds from the raw data, in the
+# target's byte order
+TRACER_CONFIG_C="sched:sched_switch sched:sched_process_exec signal:signal_generate/sig==$SIGUSR1/ trip=segv buf=256k engine=perf"
 # d1: a count=300 tripwire on SIGUSR1 and trip=segv (SIGBUS); d2: the
 # tracking table after 300 short processes, hotplug, every CPU merged
 D1_CONFIG="sched:sched_switch trip=signal:signal_generate/sig==$SIGUSR1/,count=300 trip=segv buf=64k"
@@ -650,6 +652,12 @@ guest_checks() {
 		echo "$e" | grep -q "dump 3 (exit)" &&
 		pass "$tag: guest: dump 1 (signal), dump 2 (trip segv by the crash), dump 3 (exit)" ||
 		fail "$tag: guest: three dumps with their reasons" "$(echo "$e" | grep -v 'bytes written,' | head -8)"
+	# the engine of the tracepoints, and how this kernel lets it read them
+	if [ $tag != c ]; then
+		FTHOW=$(echo "$e" | sed -n 's/.*tracepoints in ftrace instance tracer\.[0-9]*, by \([a-z ]*\);.*/\1/p' | head -1)
+		[ -n "$FTHOW" ] && pass "$tag: the tracepoints in an ftrace instance, by $FTHOW ($KVER)" ||
+			fail "$tag: the tracepoints in an ftrace instance" "$(echo "$e" | grep -m2 'recording\|ftrace')"
+	fi
 	grep -q "^QT $tag: tracer exit=0" "$R/qt.txt" &&
 		pass "$tag: guest: tracer exit 0" || fail "$tag: guest: tracer exit 0" "$(grep "^QT $tag: tracer exit" "$R/qt.txt")"
 	return 0

@@ -13,8 +13,14 @@ trap 'exit 130' INT TERM HUP	# so the EXIT trap runs
 build_main
 gcc -O1 -g -fno-inline -o "$T/work" test/work.c || die_setup "can't build test/work.c"
 
+# ftrace instances as they were after every test file: tracer removes
+# its own on every way out
+inst() { ls "$(awk '$3 == "tracefs" { print $2; exit }' /proc/mounts)/instances" 2>/dev/null | sort | tr '\n' ' '; }
 for t in test/t_*.sh; do
 	echo "== $t"
+	i0=$(inst)
 	. "$t"
+	for i in $(seq 20); do [ "$(inst)" = "$i0" ] && break; sleep 0.1; done
+	testing "$t leaves the ftrace instances as they were" "$i0" "$(inst)"
 done
 report

@@ -119,7 +119,7 @@ PY
 		[ -d "$INST/tracer.$k" ] && pass "a SIGKILLed tracer leaves its instance (tracer.$k)" ||
 			fail "a SIGKILLed tracer leaves its instance" "$(ls "$INST")"
 		if start_tracer "$T/ftk2" "sched:sched_switch"; then
-			[ ! -d "$INST/tracer.$k" ] && grep -q "removed .*tracer.$k, left by a tracer that was killed" "$T/ftk2.err" &&
+			[ ! -d "$INST/tracer.$k" ] && grep -q "removed .*tracer.$k: its tracer was killed" "$T/ftk2.err" &&
 				pass "the next tracer removes it, and says so" ||
 				fail "the next tracer removes a killed one's instance" "$(ls "$INST"); $(cat "$T/ftk2.err")"
 			[ -d "$INST/${E}other" ] && pass "another tool's instance is left alone" ||
@@ -168,5 +168,23 @@ PY
 	else
 		skip "a read-only tracefs" "no private mount namespace here"
 	fi
+fi
+# Nothing left in the kernel: two tracers side by side, then perf's
+# sched_switch samples still come straight from __schedule (a probe left
+# on sched_switch makes the tracepoint go through __traceiter_*: the
+# kernel's record-tgid did that, once per pair of tracers, for good).
+ftip() {	# the kernel symbol of a sched_switch sample's IP
+	perf record -q -a -e sched:sched_switch -o "$T/ftip.data" sleep 0.2 >/dev/null 2>&1
+	perf report -i "$T/ftip.data" --stdio --sort sym 2>/dev/null | sed -n 's/.*\[k\] \([a-z_]*\).*/\1/p' | head -1
+}
+ip0=$(ftip)
+if [ -d "$INST" ] && [ "$ip0" = __schedule ]; then
+	start_tracer "$T/ftl1" "sched:sched_switch signal:signal_generate" && L1=$TPID &&
+	start_tracer "$T/ftl2" "sched:sched_switch sched:sched_wakeup" && L2=$TPID && {
+		kill -INT $L1; wait $L1; kill -INT $L2; wait $L2
+		testing "two tracers side by side leave no probe on sched_switch (perf's samples from __schedule)" "__schedule" "$(ftip)"
+	}
+else
+	skip "no probe left on sched_switch" "perf's sched_switch samples come from '${ip0:-nothing}' before we start, not __schedule: another probe is there already"
 fi
 [ -d "$INST" ] && testing "the instances directory is as it was" "$inst_before" "$(ls "$INST" | sort | tr '\n' ' ')"
