@@ -256,7 +256,6 @@ int ft_open(int ri, int cpu)
 			close(f->fd);
 			return ft_open(ri, cpu);
 		}
-		put("tracing_on", "1");
 	}
 	if (how == MAPPED && !f->map)
 		return -1;
@@ -269,6 +268,8 @@ int ft_open(int ri, int cpu)
 		f->cp = xmalloc((size_t)f->cap * sbs);
 		f->ord = xmalloc(f->cap * sizeof(*f->ord));
 	}
+	if (!ri)	/* the first CPU, at start: all is set */
+		put("tracing_on", "1");
 	return 0;
 }
 

@@ -531,9 +531,13 @@ kill $DONEPID 2>/dev/null; wait $DONEPID 2>/dev/null
 sleep 0.5; kill $NCPID $NDPID 2>/dev/null; wait $NCPID $NDPID 2>/dev/null
 # the guest's lines, where a kernel message ran into one taken out and
 # the line joined again ("QT d1 err: ... signal_genera[   15.63] serial8250:
-# too much work for irq4", then "te/sig==10/: hit 94 of 300, ...")
+# too much work for irq4", then "te/sig==10/: hit 94 of 300, ..."), or
+# one that came after a kernel message not yet ended
 tr -d '\r' <"$CONLOG" | awk '
 	held != "" { $0 = held $0; held = "" }
+	# a kernel message not yet ended when a guest line came after it
+	# ("[    4.96] wk_hot[79]: segfault at 0 ... error 4QT a: crash=79")
+	/^\[ *[0-9]+\.[0-9]+\] / && (i = index($0, "QT ")) > 1 { $0 = substr($0, i) }
 	/^QT / && match($0, /\[ *[0-9]+\.[0-9]+\] /) && RSTART > 1 { held = substr($0, 1, RSTART - 1); next }
 	/^QT / { print }' >"$R/qt.all"
 grep -av ' err: ' "$R/qt.all" >"$R/qt.txt"
