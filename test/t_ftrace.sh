@@ -28,7 +28,7 @@ else
 	# Each CPU's sched_switch records in its window, through one engine,
 	# must be a run of that CPU's records through the other, and back
 	# (what lies at the window's edges may fall inside for only one).
-	n=$(python3 - "$T/fte.txt" "$T/ftp.txt" <<'PY'
+	cat >"$T/ftcmp.py" <<'PY'
 import sys
 def recs(path):
     cpus = {}
@@ -65,7 +65,7 @@ for x, y in ((a, b), (b, a)):
             dmax = max([dmax] + [abs(u - t) for u, (t, s) in zip(ot, r[w[0]:w[-1] + 1])])
 print(n, int(dmax * 1e6), '; '.join(bad))
 PY
-)
+	n=$(python3 "$T/ftcmp.py" "$T/fte.txt" "$T/ftp.txt")
 	set -- $n
 	if [ "${1:-0}" -gt 20 ] && [ -z "${3:-}" ]; then
 		pass "sched_switch through both engines at once: the same $1 records (CPU, tids, fields, order on each CPU)"
@@ -89,6 +89,19 @@ PY
 	[ "$n" = 6 ] && [ "$k" = 3 ] && cmp -s "$T/fte.wk" "$T/ftp.wk" &&
 		pass "the workload's 3 execs and 6 signals: the same through both engines, pid and comm too" ||
 		fail "the workload's execs and signals through both engines" "$k execs, $n signals; $(diff "$T/fte.wk" "$T/ftp.wk" | head -4)"
+	# every reader of the matrix: the same facts through both engines
+	readers_up "$T" "$T/readers.log" >/dev/null
+	for v in $READERS; do
+		[ $v = host ] && continue
+		for x in fte ftp; do
+			rperf $v script -i "$T/$x.out" -F comm,tid,pid,cpu,time,event,trace --ns 2>/dev/null >"$T/$x.$v"
+			grep "$E" "$T/$x.$v" | grep -E 'signal_generate|sched_process_exec' | awk '{ $4 = ""; print }' >"$T/$x.$v.wk"
+		done
+		set -- $(python3 "$T/ftcmp.py" "$T/fte.$v" "$T/ftp.$v")
+		[ "${1:-0}" -gt 20 ] && [ -z "${3:-}" ] && [ -s "$T/fte.$v.wk" ] && cmp -s "$T/fte.$v.wk" "$T/ftp.$v.wk" &&
+			pass "perf $(rlabel $v): both engines' dumps decode to the same $1 sched_switch and the workload's $(wc -l <"$T/fte.$v.wk") execs and signals" ||
+			fail "perf $(rlabel $v): both engines' dumps decode the same" "$*; $(diff "$T/fte.$v.wk" "$T/ftp.$v.wk" | head -3)"
+	done
 	check "ftrace engine: times in order, merged with cpu-clock" monotonic "$T/fte.out"
 	n=$(grep -c 'cpu-clock' "$T/fte.txt")
 	[ "$n" -gt 0 ] && pass "cpu-clock stays on perf rings beside it ($n samples)" || fail "cpu-clock beside the ftrace engine" "none"
