@@ -658,6 +658,18 @@ void cfg_list(void)
 	out_end();
 }
 
+/* At start: an event a glob matched that the kernel refuses (tracefs
+ * lists some that nobody may open, a filter may not apply to it) goes
+ * from the table. */
+int ev_dropped;
+
+void ev_drop(int i)
+{
+	memmove(evs + i, evs + i + 1, (nev - i - 1) * sizeof(*evs));
+	nev--;
+	ev_dropped = 1;
+}
+
 /* ---- kernel ids ---- */
 
 /* Kernel id -> event, sorted, for every record that names its event:

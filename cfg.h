@@ -62,6 +62,9 @@ void cfg_list(void);
 int sysfs_cpus(const char *path, u64 *set);
 void tp_path(char *b, size_t n, const char *name, const char *file);
 
+extern int ev_dropped;		/* ev_drop() took one out */
+void ev_drop(int i);
+
 /* Once the rings are open and the ids known: kernel id -> event. */
 void ev_ids_init(void);
 struct event *ev_by_id(u64 id);

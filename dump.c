@@ -58,16 +58,6 @@ static void open_fail(struct event *e, int cpu)
 	die(1, "%s on cpu %d: perf_event_open:", e->name, cpu);
 }
 
-/* At start, on the first CPU: an event a glob matched that the kernel
- * refuses goes from the table (tracefs lists some that nobody may open). */
-static int dropped;
-
-static void ev_drop(int i)
-{
-	memmove(evs + i, evs + i + 1, (nev - i - 1) * sizeof(*evs));
-	nev--;
-	dropped = 1;
-}
 
 /* Every event on cpu into ring ri. At start a failure is fatal. When a
  * CPU comes back online (its events record no more once it went away),
@@ -226,7 +216,7 @@ static void open_all(void)
 	for (cpu = 0; cpu < 1024; cpu++)
 		if (want[cpu / 64] >> cpu % 64 & 1)
 			open_cpu(nring++, cpu, 0);
-	if (!dropped)
+	if (!ev_dropped)
 		return;
 	for (i = cpu = 0; i < nev; i++)
 		cpu += !evs[i].trip;

@@ -210,8 +210,7 @@ int ft_init(const u64 *mask)
 				die(2, "config: %s: the kernel rejects this filter", e->tok);
 			}
 			msg("%s: left out, the filter does not apply to it", e->name);
-			memmove(evs + i, evs + i + 1, (nev - i - 1) * sizeof(*evs));
-			nev--, i--;
+			ev_drop(i--);
 			continue;
 		}
 		memcpy(b + strlen(b) - 6, "enable", 7);
