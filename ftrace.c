@@ -402,7 +402,7 @@ int ft_cur(int ri, struct ftcur *c, int cont)
 	c->base = f->cp;
 	c->ord = f->ord;
 	c->n = f->ncp;
-	if (cont)
+	if (cont && f->map)	/* read pages are new anyway */
 		c->skip_t = f->last_t, c->skip_k = f->last_k;
 	if (f->ncp)
 		memcpy(&t0, f->cp + (size_t)f->ord[0] * sbs, 8);

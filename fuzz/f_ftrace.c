@@ -61,6 +61,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
 	f->cp = xmalloc(npg * sbs + 1);
 	f->ord = xmalloc((npg + 1) * sizeof(*f->ord));
 	fz_bytes(&in, f->cp, npg * sbs);
+	f->map = f->cp;		/* mapped pages (only ever tested for being there) */
 	/* in time order, as ft_grab puts mapped pages */
 	for (i = 0; i < npg; i++)
 		if (commit(f->cp + i * sbs))
