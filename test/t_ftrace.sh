@@ -151,8 +151,11 @@ PY
 	# The top-level buffer, someone else's: its settings and its records
 	# stay as they were while we record.
 	TOPD=${INST%/instances}
-	if [ -w "$TOPD/events/sched/sched_switch/enable" ]; then
-		echo 1 >"$TOPD/events/sched/sched_switch/enable"; echo >"$TOPD/trace"
+	# (its buffer is not cleared, and its event is put back as it was: the
+	# workload's name is unique)
+	if [ -w "$TOPD/events/sched/sched_switch/enable" ] && [ "$(cat "$TOPD/tracing_on")" = 1 ]; then
+		en0=$(cat "$TOPD/events/sched/sched_switch/enable")
+		echo 1 >"$TOPD/events/sched/sched_switch/enable"
 		was="$(cat "$TOPD/trace_clock" "$TOPD/buffer_size_kb" "$TOPD/tracing_on" "$TOPD/events/sched/sched_switch/enable")"
 		if start_tracer "$T/ftt" "sched:sched_switch"; then
 			run_work "${E}t" sleep 20; wait $WPID
@@ -162,7 +165,7 @@ PY
 				fail "the top-level buffer records on beside us" "none of ${E}t's switches in $TOPD/trace"
 		fi
 		now="$(cat "$TOPD/trace_clock" "$TOPD/buffer_size_kb" "$TOPD/tracing_on" "$TOPD/events/sched/sched_switch/enable")"
-		echo 0 >"$TOPD/events/sched/sched_switch/enable"; echo >"$TOPD/trace"
+		echo "$en0" >"$TOPD/events/sched/sched_switch/enable"
 		testing "the top-level trace_clock, buffer_size_kb, tracing_on and events as they were" "$was" "$now"
 	fi
 
