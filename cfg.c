@@ -25,7 +25,7 @@ char *cfg_out, *cfg_listen, *cfg_key;
 static const char *listen_at;	/* listen='s token */
 static unsigned key_seen;	/* the keys given so far, a bit each */
 u64 cfg_cpus[16];
-int cfg_stack, cfg_lean = 1, cfg_frame, cfg_zstd, cfg_trim, cfg_engine;
+int cfg_stack, cfg_lean = CFG_LEAN, cfg_frame, cfg_zstd, cfg_trim, cfg_engine;
 long cfg_baud, cfg_dumps, cfg_procs = PROCS_DEFAULT;
 static int cfg_default, cfg_trip;	/* cfg_trip: the one being parsed, 1-based */
 static long cfg_count = 1, cfg_after, cfg_holdoff = 1000000;
@@ -463,8 +463,12 @@ static void cfg_parse(char *s)
 				bad(tok, "callchains are not built in (CONFIG_CALLCHAIN)");
 			cfg_stack = 1;
 		} else if (!strcmp(tok, "lean") || !strcmp(tok, "full")) {
+			if (!CFG_LEAN && tok[0] == 'l')
+				bad(tok, "the lean layout is not built in (CONFIG_LEAN)");
 			cfg_lean = tok[0] == 'l';
 		} else if (!strcmp(tok, "trim")) {
+			if (!CFG_COVER)
+				bad(tok, "trim is not built in (CONFIG_COVER)");
 			cfg_trim = 1;
 		} else if (!strcmp(tok, "zstd")) {
 			if (!CFG_ZSTD)

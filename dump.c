@@ -80,7 +80,7 @@ static int open_cpu(int ri, int cpu, int again)
 		if (e->ft)
 			continue;
 		what = "perf_event_open";
-		if (cfg_lean && !e->trip)
+		if (CFG_LEAN && cfg_lean && !e->trip)
 			a.sample_type = lean_type(e);
 		fd = ring_event_open(&a, cpu, -1);
 		if (fd < 0 && fatal && e->glob && !ri) {
@@ -160,7 +160,8 @@ static void fds_check(int ncpu)
 	/* an fd per event and CPU, a tracking ring per CPU, the ftrace
 	 * instance's buffer per CPU and two of its files, and a dozen
 	 * more: the signalfd, the sink, hotplug, /proc and tracefs */
-	u64 need = (u64)(nev - ft_n + CFG_TRACK + !!ft_n) * ncpu + 16 + 2 * !!ft_n;
+	int f = CFG_FTRACE && ft_n;
+	u64 need = (u64)(nev - (CFG_FTRACE ? ft_n : 0) + CFG_TRACK + f) * ncpu + 16 + 2 * f;
 
 	if (syscall(SYS_prlimit64, 0, RLIMIT_NOFILE, 0, &rl))
 		return;
@@ -196,7 +197,7 @@ static void open_all(void)
 		possible[i] = want[i] | late[i];
 	if (CFG_FTRACE)
 		ft_init(possible);
-	if (CFG_TRACEPOINTS && cfg_lean && !ft_n)
+	if (CFG_TRACEPOINTS && CFG_LEAN && cfg_lean && !(CFG_FTRACE && ft_n))
 		noid_init();
 	fds_check(nmax);
 	/* Room for every CPU that may come: its ring is opened then. */
@@ -222,7 +223,7 @@ static void open_all(void)
 		cpu += !evs[i].trip;
 	if (!cpu)
 		die(1, "the kernel refuses every event the config names");
-	if (lean_noid)		/* the events moved: their tracepoint table too */
+	if (CFG_LEAN && lean_noid)	/* the events moved: their tracepoint table too */
 		tp_tab();
 }
 
@@ -409,7 +410,7 @@ static void run_head(struct run *r)
 	while (r->ring >= 0 && r->p < r->end && !rec_ok((const void *)r->p))
 		r->p += ((const struct rec_hdr *)r->p)->size;
 	if (r->p < r->end)
-		r->t = rec_time(run_rec(r), cfg_lean && r->ring >= 0);
+		r->t = rec_time(run_rec(r), CFG_LEAN && cfg_lean && r->ring >= 0);
 }
 
 /* Past the run's head record. */
@@ -480,7 +481,7 @@ static size_t merge_out(struct run *rn, int k)
 					ft_sample(r->fc, r->ring, rings[r->ring].cpu, (void *)b), pd_record((void *)b);
 				else
 					out_commit(ft_sample(r->fc, r->ring, rings[r->ring].cpu, out_room(r->fc->len + 72)));
-			} else if (!cfg_lean || r->ring < 0) {
+			} else if (!CFG_LEAN || !cfg_lean || r->ring < 0) {
 				pd_record(id_fix(h, r->ring));
 			} else if (BE) {	/* expanded, then swapped */
 				static u64 b[65536 / 8 + 8];
@@ -491,7 +492,7 @@ static size_t merge_out(struct run *rn, int k)
 				out_commit(lean_expand(h, r->ring, rings[r->ring].cpu, out_room(h->size + 32)));
 			}
 			nrec++;
-			if (r->ring >= 0 && r->t > newest)
+			if (CFG_COVER && r->ring >= 0 && r->t > newest)
 				newest = r->t;
 			run_next(r);
 			if (r->p >= r->end)
@@ -523,7 +524,7 @@ int dump(const char *why, int pull)
 	struct run rn[2 * nring + 1];	/* side-band, perf rings, ftrace's */
 	struct ftcur fcur[nring];
 	int nwrap = 0, first = -1, nrun = nring + 1;
-	char cov[96], wrap[2 * nring];
+	char cov[104], wrap[2 * nring];
 	char name[4096];
 	/* Files and framed dumps each stand alone; a binary stream sends
 	 * only what is new since the last dump. */
@@ -547,7 +548,7 @@ int dump(const char *why, int pull)
 		rn[i + 1].ring = i;
 		rn[i + 1].fc = 0;
 		wrap[i] = 0;
-		if (!r->base) {		/* no perf event of its own: all in ftrace's */
+		if (CFG_FTRACE && !r->base) {	/* no perf event of its own: all in ftrace's */
 			rn[i + 1].p = rn[i + 1].end = cp + tot;
 			continue;
 		}
@@ -614,7 +615,7 @@ int dump(const char *why, int pull)
 		run_head(rn + i);
 	/* What each ring covers: one that wrapped, from its oldest record;
 	 * one that did not, all since the start (or the stream's last dump). */
-	for (i = 1; i < (size_t)nrun; i++)
+	for (i = 1; CFG_COVER && i < (size_t)nrun; i++)
 		if (wrap[i - 1] && rn[i].p < rn[i].end) {
 			nwrap++;
 			if (rn[i].t > lim)
@@ -717,16 +718,18 @@ int dump(const char *why, int pull)
 			fmt(z, sizeof(z), " (zstd, from %L)", out_raw_pos);
 		/* The time it covers: on every CPU, from the latest oldest
 		 * record of a ring that wrapped; on some, from the earliest. */
-		if (!nwrap)
-			fmt(cov, sizeof(cov), "all since %s", cont ? "the last dump" : "the start");
+		if (!CFG_COVER)
+			cov[0] = 0;
+		else if (!nwrap)
+			fmt(cov, sizeof(cov), ", covers all since %s", cont ? "the last dump" : "the start");
 		else if (cfg_trim)
-			fmt(cov, sizeof(cov), "%s on all CPUs (trimmed to cpu %d's oldest)", secs(a, newest - lim), first);
+			fmt(cov, sizeof(cov), ", covers %s on all CPUs (trimmed to cpu %d's oldest)", secs(a, newest - lim), first);
 		else
-			fmt(cov, sizeof(cov), "%s on all CPUs (cpu %d least), %s on some", secs(a, newest - lim), first,
+			fmt(cov, sizeof(cov), ", covers %s on all CPUs (cpu %d least), %s on some", secs(a, newest - lim), first,
 			    nwrap < nring ? (cont ? "all since the last dump" : "all since the start") : secs(b, newest - low));
-		msg("dump %d (%s): %L bytes%s, %L records, %d CPUs%s, paused %L.%u us, wrote in %L us, to %s, covers %s%s%s",
+		msg("dump %d (%s): %L bytes%s, %L records, %d CPUs%s, paused %L.%u us, wrote in %L us, to %s%s%s%s",
 		    dumps, why, out_pos, z, (u64)nrec, nring, off, blind / 1000, (unsigned)(blind / 100 % 10),
-		    t2 - t0, name, cov, tab, ft_how(1));
+		    t2 - t0, name, cov, tab, CFG_FTRACE ? ft_how(1) : "");
 	}
 	return 0;
 }

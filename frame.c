@@ -35,15 +35,6 @@ static u32 crc32(u32 c, const unsigned char *p, size_t n)
 	return ~c;
 }
 
-static char *hex8(char *p, u32 v)
-{
-	int i;
-
-	for (i = 28; i >= 0; i -= 4)
-		*p++ = "0123456789abcdef"[v >> i & 15];
-	return p;
-}
-
 
 static struct {
 	unsigned char b[LINE];

@@ -105,21 +105,19 @@ void ft_end(void)
 }
 
 /* An instance tracer.PID whose tracer is gone (SIGKILLed): removed.
- * Only ours by its name, and only when no tracer has that pid. */
+ * Only ours by its name, and only when no process has that pid. */
 static void stale(const char *name, void *ctx)
 {
-	char p[300], comm[16];
+	char p[300];
 	char *e;
 	u64 pid;
 
-	if (strncmp(name, "tracer.", 7) || !(pid = xtou(name + 7, &e, 10)) || *e)
+	if (strncmp(name, "tracer.", 7) || !(pid = xtou(name + 7, &e, 10)) || *e || pid >> 22 ||
+	    !kill(pid, 0) || errno != ESRCH)
 		return;
-	fmt(p, sizeof(p), "/proc/%L/comm", pid);
-	if (readfile(p, comm, sizeof(comm)) == 7 && !memcmp(comm, "tracer\n", 7))
-		return;		/* its tracer runs (or it is ours) */
-	fmt(p, sizeof(p), "%s/instances/%s", tracefs, name);
-	if (!rmdir(p))
-		msg("removed %s: its tracer was killed", p);
+	fmt(p, sizeof(p), "../%s", name);
+	if (!rmdir(path(p)))
+		msg("removed instances/%s: its tracer was killed", name);
 }
 
 /* Why the instance can't be (file refused): it goes, tracepoints stay
@@ -135,6 +133,9 @@ static int fall(const char *file)
 	return 0;
 }
 
+static const char *const set[] = { "tracing_on", "0", "trace_clock", "perf", "options/overwrite", "1",
+				    "tracing_cpumask", 0, "buffer_size_kb", 0 };
+
 /* The tracepoints of the config into a new instance; 0 if they stay
  * on perf (engine=perf, no instances, a kernel that refuses). mask:
  * the CPUs to record, now or when they come online. */
@@ -144,7 +145,7 @@ int ft_init(const u64 *mask)
 	int i, n = 0;
 	long r;
 
-	if (!CFG_FTRACE || cfg_engine || !tracefs)
+	if (!CFG_FTRACE || !CFG_LEAN || cfg_engine || !tracefs)
 		return 0;
 	for (i = 0; i < nev; i++)
 		n += !evs[i].trip && evs[i].attr.type == TYPE_TRACEPOINT;
@@ -156,45 +157,34 @@ int ft_init(const u64 *mask)
 		msg("%s: tracepoints on perf rings", cfg_stack ? "stack" : !cfg_lean ? "full" : "a tracepoint twice");
 		return 0;
 	}
-	/* The kernel's long: the page header's commit field. */
-	fmt(b, sizeof(b), "%s/events/header_page", tracefs);
-	r = readfile(b, b, sizeof(b) - 1);
-	b[r > 0 ? r : 0] = 0;
-	s = xstrstr(b, "commit;\toffset:8;\tsize:");
-	hsz = s ? 8 + xtou(s + 23, 0, 10) : 0;
-	if (hsz != 12 && hsz != 16)
-		return fall("../../events/header_page");
-	fmt(b, sizeof(b), "%s/instances", tracefs);
-	dir_each(b, stale, 0);
 	fc = xmalloc(nmax * sizeof(*fc));
 	for (i = 0; i < nmax; i++)
 		fc[i].fd = -1;
+	/* ours by its name: a tracer of our pid left it (SIGKILLed) */
+	rmdir(path(0));
 	if (mkdir(path(0), 0700))
 		return fall(0);
 	made = 1;
+	dir_each(path(".."), stale, 0);
+	/* The kernel's long: the page header's commit field. */
+	r = readfile(path("../../events/header_page"), b, sizeof(b) - 1);
+	b[r > 0 ? r : 0] = 0;
+	r = (s = xstrstr(b, "commit;\toffset:8;\tsize:")) ? 8 + xtou(s + 23, 0, 10) : 0;
+	if (r != 12 && r != 16)
+		return fall("../../events/header_page");
+	hsz = r;
 	/* tracing_cpumask: 32-bit hex words, the highest first */
 	for (i = 31; i > 0 && !(u32)(mask[i / 2] >> 32 * (i % 2)); i--)
 		;
 	for (s = b; i >= 0; i--) {
-		u32 w = mask[i / 2] >> 32 * (i % 2);
-		int d;
-
-		if (s > b)
-			*s++ = ',';
-		for (d = 7; d >= 0; d--)	/* no leading zeros in the first */
-			if (s > b || w >> 4 * d || !d)
-				*s++ = "0123456789abcdef"[w >> 4 * d & 15];
+		s = hex8(s, mask[i / 2] >> 32 * (i % 2));
+		*s++ = ',';
 	}
-	*s++ = 0;
+	s[-1] = 0;
 	fmt(s, 24, "%L", (u64)(cfg_buf >> 10));
-	{
-		const char *const set[] = { "tracing_on", "0", "trace_clock", "perf", "options/overwrite", "1",
-					    "tracing_cpumask", b, "buffer_size_kb", s };
-
-		for (i = 0; i < 10; i += 2)
-			if (put(set[i], set[i + 1]))
-				return fall(set[i]);
-	}
+	for (i = 0; i < 10; i += 2)
+		if (put(set[i], set[i + 1] ? set[i + 1] : i == 6 ? b : s))
+			return fall(set[i]);
 	for (i = 0; i < nev; i++) {
 		struct event *e = evs + i;
 
@@ -306,31 +296,23 @@ static u32 commit(const unsigned char *pg)
  * walking every instance's events, and two tracers side by side leave
  * that probe behind for good (seen on 6.18). */
 #define TGIDS 16384
-static u32 tg_key[TGIDS], tg_val[TGIDS];
+static u32 tg[TGIDS][2];	/* tid + 1, its pid: the last tid of each slot */
 
 static u32 tgid(u32 tid)
 {
 	char p[40], b[256], *s;
-	u32 i = tid * 2654435761U, k;
+	u32 *t = tg[tid % TGIDS];
 	long n;
 
-	for (k = 0; k < TGIDS; k++, i++) {
-		i &= TGIDS - 1;
-		if (tg_key[i] == tid + 1)
-			return tg_val[i];
-		if (!tg_key[i])
-			break;
+	if (t[0] != tid + 1) {
+		fmt(p, sizeof(p), "/proc/%u/status", tid);
+		n = readfile(p, b, sizeof(b) - 1);
+		b[n > 0 ? n : 0] = 0;
+		s = xstrstr(b, "\nTgid:");
+		t[0] = tid + 1;
+		t[1] = s && (n = xtou(s + 6, 0, 10)) ? n : tid;
 	}
-	fmt(p, sizeof(p), "/proc/%u/status", tid);
-	n = readfile(p, b, sizeof(b) - 1);
-	b[n > 0 ? n : 0] = 0;
-	s = xstrstr(b, "\nTgid:");
-	n = s ? (long)xtou(s + 6, 0, 10) : 0;
-	if (k < TGIDS) {	/* a full table asks again */
-		tg_key[i] = tid + 1;
-		tg_val[i] = n ? n : tid;
-	}
-	return n ? n : tid;
+	return t[1];
 }
 
 /* Every CPU's pages into its copy; returns the blind window (ns).
@@ -385,7 +367,7 @@ u64 ft_grab(int rec_off)
 		srt = f->cp;
 		xsort(f->ord, f->ncp = n, 4, ts_cmp);
 	}
-	memset(tg_key, 0, sizeof(tg_key));	/* asked anew */
+	memset(tg, 0, sizeof(tg));	/* asked anew */
 	return b - a;
 }
 
@@ -527,7 +509,7 @@ const char *ft_how(int line)
 	if (!ft_n)
 		return "";
 	if (line)
-		return how == MAPPED ? "" : "; tracepoints: since the last dump (read once)";
+		return how == MAPPED ? "" : "; tracepoints since the last dump";
 	return how == MAPPED ? "mapped pages" : how == SNAP ? "snapshot swaps" : "consuming reads";
 }
 

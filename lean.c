@@ -131,10 +131,10 @@ int rec_ok(const struct rec_hdr *h)
 	u32 raw;
 
 	if (h->type != REC_SAMPLE)
-		return h->size >= 8 + (cfg_lean ? 24 - 8 * lean_noid : 32);
-	if (!(e = cfg_lean ? lean_ev(a, end) : a < end ? ev_by_id(a[0]) : 0))
+		return h->size >= 8 + (CFG_LEAN && cfg_lean ? 24 - 8 * lean_noid : 32);
+	if (!(e = CFG_LEAN && cfg_lean ? lean_ev(a, end) : a < end ? ev_by_id(a[0]) : 0))
 		return 0;
-	k = cfg_lean ? lean_type(e) : e->attr.sample_type;
+	k = CFG_LEAN && cfg_lean ? lean_type(e) : e->attr.sample_type;
 	/* a u64 each: IDENTIFIER IP TID TIME CPU PERIOD, as we ask for */
 	for (f = k & (S_IDENTIFIER | S_IP | S_TID | S_TIME | S_CPU | S_PERIOD); f; f &= f - 1)
 		a++;

@@ -411,6 +411,16 @@ void dir_each(const char *dir, void (*fn)(const char *, void *), void *ctx)
 }
 
 
+/* v as 8 hex digits at p; returns their end. */
+char *hex8(char *p, u32 v)
+{
+	int i;
+
+	for (i = 28; i >= 0; i -= 4)
+		*p++ = "0123456789abcdef"[v >> i & 15];
+	return p;
+}
+
 /* Walk ELF notes (namesz, descsz, type, name, desc; 4-aligned) for the
  * GNU build-id (type 3). */
 int note_build_id(const unsigned char *p, long len, u8 *id)

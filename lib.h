@@ -21,6 +21,7 @@ _Noreturn void die(int code, const char *f, ...);
  * left it (a serial port's settings). */
 extern void (*die_hook)(void);
 char *utoa(char *p, u64 v);
+char *hex8(char *p, u32 v);
 const char *sig_name(int sig);	/* "SIGHUP", or "signal 34" */
 
 /* Memory, taken at set-up and never given back. */

@@ -263,11 +263,11 @@ static int loop(int sfd)
 	if (CFG_LISTEN && cfg_listen)
 		fmt(where, sizeof(where), "; listening on %s%s", cfg_listen,
 		    cfg_key ? " (key=)" : "");
-	if (ft_n)
+	if (CFG_FTRACE && ft_n)
 		fmt(ftw, sizeof(ftw), " (%d tracepoints in ftrace instance tracer.%d, by %s; %d on perf rings)",
 		    ft_n, (int)getpid(), ft_how(0), nev - ft_n);
 	msg("recording %d events on %d CPUs, %L KiB per CPU%s%s; pid %d: SIGUSR2 dumps, SIGINT dumps and exits%s",
-	    nev, nring, (u64)cfg_buf >> 10, lean_noid ? " (tracepoints only: no ids)" : "", ftw, (int)getpid(), where);
+	    nev, nring, (u64)cfg_buf >> 10, CFG_LEAN && lean_noid ? " (tracepoints only: no ids)" : "", ftw, (int)getpid(), where);
 	for (;;) {
 		struct signalfd_siginfo si;
 		int timeout = pwait, w;
