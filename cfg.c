@@ -734,10 +734,8 @@ void ev_ids_init(void)
 
 struct event *ev_by_id(u64 id)
 {
-	int lo = 0, hi = nidx, e = id >> 16 & 0xffff;
+	int lo = 0, hi = nidx;
 
-	if (CFG_FTRACE && id >= FT_ID)	/* FT_ID | event << 16 | ring */
-		return e < nev && evs[e].ft ? evs + e : 0;
 	if (idtab)
 		return tab_ev(idtab, idlo, idn, id);
 	while (lo < hi) {

@@ -24,9 +24,6 @@ struct event {
 	int dup;		/* a tripwire whose hits the rings record anyway */
 	int ft;			/* recorded by the ftrace instance (ftrace.c) */
 };
-/* The header's ids of the ftrace instance's events: FT_ID | event << 16
- * | ring; the kernel's id counter never gets near. */
-#define FT_ID (1ULL << 60)
 
 /* Tripwires: events that dump by themselves when they hit. Their options
  * are -1 until the end of the config, then take the global keys. */

@@ -223,8 +223,8 @@ static void open_all(void)
 		cpu += !evs[i].trip;
 	if (!cpu)
 		die(1, "the kernel refuses every event the config names");
-	if (CFG_LEAN && lean_noid)	/* the events moved: their tracepoint table too */
-		tp_tab();
+	if ((CFG_LEAN && lean_noid) || (CFG_FTRACE && ft_n))
+		tp_tab();	/* the events moved: their tracepoint table too */
 }
 
 /* ---- CPU hotplug ----
@@ -334,7 +334,7 @@ struct run {
 	const unsigned char *p, *end;	/* records; for the side-band, its index */
 	u64 t;
 	int ring;		/* main ring it came from, or -1: side-band */
-	struct ftcur *fc;	/* the ftrace instance's pages of that ring */
+	int ft;			/* the ftrace instance's pages of that ring */
 };
 
 struct ix {
@@ -400,10 +400,8 @@ static const struct rec_hdr *run_rec(const struct run *r)
  * layout says (see rec_ok), and its time. */
 static void run_head(struct run *r)
 {
-	if (CFG_FTRACE && r->fc) {
-		if (ft_next(r->fc))
-			r->t = r->fc->t;
-		else
+	if (CFG_FTRACE && r->ft) {
+		if (!ft_next(r->ring, &r->t))
 			r->p = r->end;
 		return;
 	}
@@ -416,7 +414,7 @@ static void run_head(struct run *r)
 /* Past the run's head record. */
 static void run_next(struct run *r)
 {
-	if (!CFG_FTRACE || !r->fc)
+	if (!CFG_FTRACE || !r->ft)
 		r->p += r->ring < 0 ? sizeof(struct ix) : ((const struct rec_hdr *)run_rec(r))->size;
 	run_head(r);
 }
@@ -474,13 +472,8 @@ static size_t merge_out(struct run *rn, int k)
 		do {
 			const struct rec_hdr *h = run_rec(r);
 
-			if (CFG_FTRACE && r->fc) {
-				static u64 b[65536 / 8 + 8];
-
-				if (BE)		/* written, then swapped */
-					ft_sample(r->fc, r->ring, rings[r->ring].cpu, (void *)b), pd_record((void *)b);
-				else
-					out_commit(ft_sample(r->fc, r->ring, rings[r->ring].cpu, out_room(r->fc->len + 72)));
+			if (CFG_FTRACE && r->ft) {
+				ft_write(r->ring, rings[r->ring].cpu);
 			} else if (!CFG_LEAN || !cfg_lean || r->ring < 0) {
 				pd_record(id_fix(h, r->ring));
 			} else if (BE) {	/* expanded, then swapped */
@@ -522,7 +515,6 @@ int dump(const char *why, int pull)
 	u64 t0, t2, lim = 0, low = -1, blind = 0;
 	size_t tot = 0, nrec, i, side;
 	struct run rn[2 * nring + 1];	/* side-band, perf rings, ftrace's */
-	struct ftcur fcur[nring];
 	int nwrap = 0, first = -1, nrun = nring + 1;
 	char cov[104], wrap[2 * nring];
 	char name[4096];
@@ -546,7 +538,7 @@ int dump(const char *why, int pull)
 		u64 a, b;
 
 		rn[i + 1].ring = i;
-		rn[i + 1].fc = 0;
+		rn[i + 1].ft = 0;
 		wrap[i] = 0;
 		if (CFG_FTRACE && !r->base) {	/* no perf event of its own: all in ftrace's */
 			rn[i + 1].p = rn[i + 1].end = cp + tot;
@@ -585,18 +577,11 @@ int dump(const char *why, int pull)
 	}
 	/* The ftrace instance's pages: a run per CPU too. */
 	if (CFG_FTRACE && ft_n) {
-		u64 bl = ft_grab(rec_off);
+		u64 bl = ft_grab(rec_off, cont, wrap + nring);
 
 		blind = bl > blind ? bl : blind;
-		for (i = 0; i < (size_t)nring; i++, nrun++) {
-			struct run *r = rn + nrun;
-
-			wrap[nring + i] = ft_cur(i, fcur + i, cont);
-			r->p = 0;
-			r->end = (const void *)1;
-			r->ring = i;
-			r->fc = fcur + i;
-		}
+		for (i = 0; i < (size_t)nring; i++)
+			rn[nrun++] = (struct run){ 0, (const void *)1, 0, i, 1 };
 	}
 	/* The process table and the tripwire hits (perf script shows what
 	 * tripped): one run, sorted. */
@@ -610,7 +595,7 @@ int dump(const char *why, int pull)
 	rn[0].p = (const void *)ix;
 	rn[0].end = (const void *)(ix + (CFG_TRACK || CFG_TRIPWIRE ? side_sort(tot, side) : 0));
 	rn[0].ring = -1;
-	rn[0].fc = 0;
+	rn[0].ft = 0;
 	for (i = 0; i < (size_t)nrun; i++)
 		run_head(rn + i);
 	/* What each ring covers: one that wrapped, from its oldest record;
@@ -671,8 +656,8 @@ int dump(const char *why, int pull)
 	if (pull < 0)
 		hit_comm[0] = 0;
 	nrec = merge_out(rn, nrun);
-	for (i = 0; CFG_FTRACE && !standalone && i < (size_t)(nrun - nring - 1); i++)
-		ft_sent(i, fcur + i);
+	if (CFG_FTRACE && !standalone && ft_n)
+		ft_sent();
 	out_zstd(0);
 	if (binfile) {
 		err = pd_file_end(fd);
@@ -769,8 +754,6 @@ void dump_init(void)
 	if (cfg_buf >= 64 << 20)
 		msg("setting up %L MiB rings per CPU and their copies: this takes a while", (u64)cfg_buf >> 20);
 	open_all();
-	if (CFG_FTRACE)
-		ft_ids();
 	ev_ids_init();
 	/* The rings' copies, then the side-band. The rings' part is faulted
 	 * in now, not while the rings are paused. */

@@ -39,26 +39,29 @@
  * at the next tracer's start. */
 #include <errno.h>
 #include <fcntl.h>
-#include <signal.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/mman.h>
-#include <sys/stat.h>
+#include <sys/syscall.h>
 #include "config.h"
+#include "sink.h"
+#include "perfdata.h"
 #include "lean.h"
 #include "ftrace.h"
 
 enum { MAPPED = 1, SNAP, READ };
 
+/* A CPU's buffer, its copy, and the walk of that copy. */
 struct fcpu {
 	int fd;
-	unsigned char *map;	/* MAPPED: the meta page, then the pages */
-	size_t len;
-	u32 mps, n;		/* meta page size, pages */
-	unsigned char *cp;	/* the copy */
-	u32 *ord, ncp, cap;	/* pages in time order; copied; room */
-	u64 last_t;		/* a stream sent up to this time */
-	u32 last_k;		/* this many of that time */
+	u32 n, cap, ncp, i;		/* pages mapped (or 0), room, copied; the walk's next */
+	unsigned char *map, *pg;	/* MAPPED: the mapping, its pages (past the meta page) */
+	size_t len;			/* the mapping's */
+	unsigned char *cp;		/* the copy */
+	u32 *ord;			/* its pages in time order */
+	const unsigned char *ev, *pend, *data;	/* the next event, its page's end; the event's data */
+	u32 dlen, k, skip_k, last_k;	/* its length; seen at kt; sent at skip_t; at last_t */
+	u64 pt, t, kt, skip_t, last_t;	/* its page's time, its time; the last time; sent up to */
 };
 
 int ft_n;
@@ -66,6 +69,9 @@ static int made, how, on_fd = -1, snap_fd = -1, hsz;
 static u32 sbs;			/* page size */
 static struct fcpu *fc;
 static const unsigned char *srt;	/* the copy ts_cmp sorts */
+
+/* The header's ids of the instance's events: FT_ID | event << 16 | ring. */
+#define FT_ID (1ULL << 60)
 
 /* A tracefs file of the instance (file 0: the instance), written. */
 static char *path(const char *file)
@@ -85,6 +91,11 @@ static int put(const char *file, const char *s)
 	return -r;
 }
 
+/* The syscalls, not libc's wrappers (a few dozen bytes each); the *at
+ * ones, which every arch has. */
+#define RMDIR(p) syscall(SYS_unlinkat, AT_FDCWD, p, AT_REMOVEDIR)
+#define UNMAP(a, n) syscall(SYS_munmap, a, n)
+
 /* The instance goes: closed and unmapped first, which it needs. */
 void ft_end(void)
 {
@@ -95,12 +106,12 @@ void ft_end(void)
 	made = 0;
 	for (i = 0; i < nmax; i++) {
 		if (fc[i].map)
-			munmap(fc[i].map, fc[i].len);
+			UNMAP(fc[i].map, fc[i].len);
 		close(fc[i].fd);
 	}
 	close(on_fd);
 	close(snap_fd);
-	if (rmdir(path(0)))
+	if (RMDIR(path(0)))
 		msg("%s: can't remove it:", path(0));
 }
 
@@ -113,10 +124,10 @@ static void stale(const char *name, void *ctx)
 	u64 pid;
 
 	if (strncmp(name, "tracer.", 7) || !(pid = xtou(name + 7, &e, 10)) || *e || pid >> 22 ||
-	    !kill(pid, 0) || errno != ESRCH)
+	    !syscall(SYS_kill, pid, 0) || errno != ESRCH)
 		return;
 	fmt(p, sizeof(p), "../%s", name);
-	if (!rmdir(path(p)))
+	if (!RMDIR(path(p)))
 		msg("removed instances/%s: its tracer was killed", name);
 }
 
@@ -133,8 +144,10 @@ static int fall(const char *file)
 	return 0;
 }
 
-static const char *const set[] = { "tracing_on", "0", "trace_clock", "perf", "options/overwrite", "1",
-				    "tracing_cpumask", 0, "buffer_size_kb", 0 };
+/* The instance's settings: file, then value ("" for the CPUs, then the
+ * size). */
+static const char set[] = "tracing_on\0" "0\0" "trace_clock\0" "perf\0" "options/overwrite\0" "1\0"
+			  "tracing_cpumask\0" "\0" "buffer_size_kb\0" "\0";
 
 /* The tracepoints of the config into a new instance; 0 if they stay
  * on perf (engine=perf, no instances, a kernel that refuses). mask:
@@ -142,6 +155,7 @@ static const char *const set[] = { "tracing_on", "0", "trace_clock", "perf", "op
 int ft_init(const u64 *mask)
 {
 	char b[1024], *s;
+	const char *k, *v;
 	int i, n = 0;
 	long r;
 
@@ -161,8 +175,8 @@ int ft_init(const u64 *mask)
 	for (i = 0; i < nmax; i++)
 		fc[i].fd = -1;
 	/* ours by its name: a tracer of our pid left it (SIGKILLed) */
-	rmdir(path(0));
-	if (mkdir(path(0), 0700))
+	RMDIR(path(0));
+	if (syscall(SYS_mkdirat, AT_FDCWD, path(0), 0700))
 		return fall(0);
 	made = 1;
 	dir_each(path(".."), stale, 0);
@@ -182,9 +196,11 @@ int ft_init(const u64 *mask)
 	}
 	s[-1] = 0;
 	fmt(s, 24, "%L", (u64)(cfg_buf >> 10));
-	for (i = 0; i < 10; i += 2)
-		if (put(set[i], set[i + 1] ? set[i + 1] : i == 6 ? b : s))
-			return fall(set[i]);
+	for (k = set, i = 0; *k; k = v + strlen(v) + 1, i++) {
+		v = k + strlen(k) + 1;
+		if (put(k, *v ? v : i == 3 ? b : s))
+			return fall(k);
+	}
 	for (i = 0; i < nev; i++) {
 		struct event *e = evs + i;
 
@@ -192,20 +208,18 @@ int ft_init(const u64 *mask)
 		 * period (__perf_count), ftrace does not: they stay on perf */
 		if (e->trip || e->attr.type != TYPE_TRACEPOINT || !strncmp(e->name, "sched:sched_stat_", 17))
 			continue;
-		fmt(b, sizeof(b), "events/%s/filter", e->name);
-		*xstrchr(b, ':') = '/';
-		if (e->filter && put(b, e->filter)) {
-			if (!e->glob) {
-				ft_end();
+		tp_path(b, sizeof(b), e->name, "filter");
+		s = b + strlen(tracefs) + 1;	/* events/SYS/NAME/filter */
+		if (e->filter && put(s, e->filter)) {
+			if (!e->glob)	/* (die's tidy removes the instance) */
 				die(2, "config: %s: the kernel rejects this filter", e->tok);
-			}
 			msg("%s: left out, the filter does not apply to it", e->name);
 			ev_drop(i--);
 			continue;
 		}
 		memcpy(b + strlen(b) - 6, "enable", 7);
-		if (put(b, "1"))
-			return fall(b);
+		if (put(s, "1"))
+			return fall(s);
 		e->ft = 1;
 		ft_n++;
 	}
@@ -214,27 +228,35 @@ int ft_init(const u64 *mask)
 	return on_fd < 0 ? fall("tracing_on") : ft_n;
 }
 
-/* The CPU's buffer, for ring ri: mapped where the kernel can (the
- * first CPU sets the mode), else read. -1 if it can't be. */
+/* The CPU's buffer, for ring ri, and its events' ids there (the
+ * header's: none the kernel gives out, its counter never gets near
+ * FT_ID). Mapped where the kernel can (the first CPU sets the mode),
+ * else read. -1 if it can't be. */
 int ft_open(int ri, int cpu)
 {
 	struct fcpu *f = fc + ri;
 	char p[40];
-	u32 *m;
+	u32 *m, mps, n;
+	int i;
 
 	if (!ft_n)
 		return 0;
-	fmt(p, sizeof(p), "per_cpu/cpu%d/%s", cpu, how == SNAP ? "snapshot_raw" : "trace_pipe_raw");
+	for (i = 0; i < nev; i++)
+		if (evs[i].ft)
+			evs[i].ids[ri] = FT_ID | (u64)i << 16 | ri;
+	fmt(p, sizeof(p), "per_cpu/cpu%d/%s_raw", cpu, how == SNAP ? "snapshot" : "trace_pipe");
 	if ((f->fd = open(path(p), O_RDONLY | O_NONBLOCK | O_CLOEXEC)) < 0)
 		return -1;
+	/* the meta page: its size, the page size, the pages; bounded all
+	 * the same */
 	if (how <= MAPPED && (m = mmap(0, 4096, PROT_READ, MAP_SHARED, f->fd, 0)) != MAP_FAILED) {
-		f->mps = m[0], sbs = m[2], f->n = m[3];
-		munmap(m, 4096);
-		/* what the meta page says, bounded all the same */
-		f->len = f->mps + (size_t)f->n * sbs;
-		if (f->mps >= 4096 && f->mps <= 1 << 20 && sbs >= 4096 && sbs <= 1 << 20 &&
-		    f->n && f->n <= (1u << 30) / sbs &&
-		    (f->map = mmap(0, f->len, PROT_READ, MAP_SHARED, f->fd, 0)) == MAP_FAILED)
+		mps = m[0], sbs = m[2], n = m[3];
+		UNMAP(m, 4096);
+		f->len = mps + (size_t)n * sbs;
+		if (mps >= 4096 && mps <= 1 << 20 && sbs >= 4096 && sbs <= 1 << 20 && n && n <= (1u << 30) / sbs &&
+		    (f->map = mmap(0, f->len, PROT_READ, MAP_SHARED, f->fd, 0)) != MAP_FAILED)
+			f->pg = f->map + mps, f->n = n;
+		else
 			f->map = 0;
 	}
 	if (!how) {
@@ -253,19 +275,17 @@ int ft_open(int ri, int cpu)
 		sbs = getpagesize();
 		f->cap = cfg_buf / sbs + 4;	/* what buf= asks for, the reader's */
 	}
-	if (!f->cp) {
-		f->cp = xmalloc((size_t)f->cap * sbs);
-		f->ord = xmalloc(f->cap * sizeof(*f->ord));
-	}
+	f->cp = xmalloc((size_t)f->cap * sbs);
+	f->ord = xmalloc(f->cap * sizeof(*f->ord));
 	if (!ri)	/* the first CPU, at start: all is set */
-		put("tracing_on", "1");
+		ft_pause(0);
 	return 0;
 }
 
 void ft_pause(int off)
 {
 	if (ft_n && write(on_fd, off ? "0" : "1", 1) != 1)
-		msg("ftrace tracing_on:");
+		msg("ftrace %s:", "tracing_on");
 }
 
 /* Pages by their timestamps. */
@@ -315,7 +335,27 @@ static u32 tgid(u32 tid)
 	return t[1];
 }
 
-/* Every CPU's pages into its copy; returns the blind window (ns).
+/* The walk of ring ri's copy from its oldest page; cont: a stream goes
+ * on, and sends only what is new. Returns whether the ring overwrote
+ * records (since the stream's last dump): every page is in use, and the
+ * oldest is newer than what was sent. Read pages can't tell (and are
+ * new anyway): 0. */
+static int walk(struct fcpu *f, int cont)
+{
+	u64 t0 = 0;
+
+	f->i = f->k = 0;
+	f->ev = f->pend = 0;
+	f->kt = f->skip_t = 0;
+	if (cont && f->pg)
+		f->skip_t = f->last_t, f->skip_k = f->last_k;
+	if (f->ncp)
+		memcpy(&t0, f->cp + (size_t)f->ord[0] * sbs, 8);
+	return f->pg && f->ncp >= f->n - 1 && t0 > f->skip_t;
+}
+
+/* Every CPU's pages into its copy, and each copy's walk; wrap[ri]: ring
+ * ri overwrote records. Returns the blind window (ns).
  * Mapped: a first copy while recording goes on, then, paused, the pages
  * whose header changed since are copied again (a page's events up to
  * its commit stay as they are until the writer starts the page anew,
@@ -323,31 +363,29 @@ static u32 tgid(u32 tid)
  * pages' timestamps. Snapshot: a swap, then the frozen pages are read.
  * Else: read while paused. Read pages come oldest first, and are gone
  * from the kernel's ring. */
-u64 ft_grab(int rec_off)
+u64 ft_grab(int rec_off, int cont, char *wrap)
 {
+	struct fcpu *f;
 	u64 a, b;
 	int ri;
 	u32 i, n;
 
-	if (!ft_n)
-		return 0;
-	for (ri = 0; how == MAPPED && ri < nring; ri++)
-		if (fc[ri].map)
-			memcpy(fc[ri].cp, fc[ri].map + fc[ri].mps, (size_t)fc[ri].n * sbs);
+	for (ri = 0; ri < nring; ri++)
+		if ((f = fc + ri)->pg)
+			memcpy(f->cp, f->pg, (size_t)f->n * sbs);
 	a = now_ns();
 	if (how == SNAP ? write(snap_fd, "1", 1) != 1 : (ft_pause(1), 0))
-		msg("ftrace snapshot:");
+		msg("ftrace %s:", "snapshot");
 	b = now_ns();
 	for (ri = 0; ri < nring; ri++) {
-		struct fcpu *f = fc + ri;
-
-		for (i = 0; f->map && i < f->n; i++) {
-			unsigned char *c = f->cp + (size_t)i * sbs, *l = f->map + f->mps + (size_t)i * sbs;
+		f = fc + ri;
+		for (i = 0; f->pg && i < f->n; i++) {
+			unsigned char *c = f->cp + (size_t)i * sbs, *l = f->pg + (size_t)i * sbs;
 
 			if (memcmp(c, l, hsz))
 				memcpy(c, l, sbs);
 		}
-		for (f->ncp = 0; !f->map && f->fd >= 0 && f->ncp < f->cap &&
+		for (f->ncp = 0; !f->pg && f->fd >= 0 && f->ncp < f->cap &&
 		     read(f->fd, f->cp + (size_t)f->ncp * sbs, sbs) >= hsz; f->ncp++)
 			f->ord[f->ncp] = f->ncp;
 	}
@@ -357,46 +395,18 @@ u64 ft_grab(int rec_off)
 		b = now_ns();
 	}
 	for (ri = 0; ri < nring; ri++) {
-		struct fcpu *f = fc + ri;
-
-		if (!f->map)
-			continue;
-		for (i = n = 0; i < f->n; i++)
-			if (commit(f->cp + (size_t)i * sbs))
-				f->ord[n++] = i;
-		srt = f->cp;
-		xsort(f->ord, f->ncp = n, 4, ts_cmp);
+		f = fc + ri;
+		if (f->pg) {
+			for (i = n = 0; i < f->n; i++)
+				if (commit(f->cp + (size_t)i * sbs))
+					f->ord[n++] = i;
+			srt = f->cp;
+			xsort(f->ord, f->ncp = n, 4, ts_cmp);
+		}
+		wrap[ri] = walk(f, cont);
 	}
 	memset(tg, 0, sizeof(tg));	/* asked anew */
 	return b - a;
-}
-
-/* A walk over ring ri's copy; cont: a stream goes on, and sends only
- * what is new. Returns whether the ring overwrote records (since the
- * stream's last dump): every page is in use, and the oldest is newer
- * than what was sent. Read pages can't tell: 0. */
-int ft_cur(int ri, struct ftcur *c, int cont)
-{
-	struct fcpu *f = fc + ri;
-	u64 t0 = 0;
-
-	memset(c, 0, sizeof(*c));
-	c->base = f->cp;
-	c->ord = f->ord;
-	c->n = f->ncp;
-	if (cont && f->map)	/* read pages are new anyway */
-		c->skip_t = f->last_t, c->skip_k = f->last_k;
-	if (f->ncp)
-		memcpy(&t0, f->cp + (size_t)f->ord[0] * sbs, 8);
-	return f->map && f->ncp >= f->n - 1 && t0 > c->skip_t;
-}
-
-static u16 rd16(const unsigned char *p)
-{
-	u16 v;
-
-	memcpy(&v, p, 2);
-	return v;
 }
 
 static u32 rd32(const unsigned char *p)
@@ -407,11 +417,21 @@ static u32 rd32(const unsigned char *p)
 	return v;
 }
 
-/* The next data event (c->data, c->len, c->t); 0 when there is none.
+static const struct event *ev_of(const unsigned char *data)
+{
+	u16 v;
+
+	memcpy(&v, data, 2);	/* common_type */
+	return tp_ev(v);
+}
+
+/* Ring ri's next data event, and its time; 0 when there is none.
  * Nothing in a page is trusted beyond its commit, nor an event beyond
  * its page. */
-int ft_next(struct ftcur *c)
+int ft_next(int ri, u64 *t)
 {
+	struct fcpu *c = fc + ri;
+
 	for (;;) {
 		const unsigned char *e = c->ev;
 		u32 h, tl, d, len;
@@ -419,9 +439,9 @@ int ft_next(struct ftcur *c)
 		if (c->pend - e < 8) {
 			const unsigned char *pg;
 
-			if (c->i >= c->n)
+			if (c->i >= c->ncp)
 				return 0;
-			pg = c->base + (size_t)c->ord[c->i++] * sbs;
+			pg = c->cp + (size_t)c->ord[c->i++] * sbs;
 			memcpy(&c->pt, pg, 8);
 			c->t = c->pt;
 			c->ev = pg + hsz;
@@ -442,7 +462,7 @@ int ft_next(struct ftcur *c)
 		} else {
 			len = tl ? 4 + 4 * tl : 4 + rd32(e + 4);
 			c->data = e + (tl ? 4 : 8);
-			c->len = tl ? 4 * tl : rd32(e + 4) - 4;
+			c->dlen = tl ? 4 * tl : rd32(e + 4) - 4;
 		}
 		if (len > (u64)(c->pend - e) || len < 4) {
 			c->ev = c->pend;	/* the rest of the page is no event */
@@ -452,54 +472,68 @@ int ft_next(struct ftcur *c)
 		if (tl >= 29)
 			continue;
 		c->t += d;
-		if (c->len < 8 || c->len > 65536 - 72)
+		if (c->dlen < 8 || c->dlen > 65536 - 72)
 			continue;
 		c->k = c->t == c->kt ? c->k + 1 : 1;
 		c->kt = c->t;
 		/* a stream sent these already */
 		if (c->t < c->skip_t || (c->t == c->skip_t && c->k <= c->skip_k))
 			continue;
-		if (tp_ev(rd16(c->data)))	/* common_type */
+		if (ev_of(c->data)) {
+			*t = c->t;
 			return 1;
+		}
 	}
 }
 
-/* The event at hand as a perf sample of its event, in the layout the
- * header declares (IDENTIFIER IP TID TIME CPU PERIOD RAW), written at o
- * (which need not be aligned); RAW is padded as perf pads it, to end
- * the record on 8 bytes. Returns its size. */
+/* Ring ri's event at hand as a perf sample of its event, in the layout
+ * the header declares (IDENTIFIER IP TID TIME CPU PERIOD RAW), written
+ * at o (which need not be aligned); RAW is padded as perf pads it, to
+ * end the record on 8 bytes. Returns its size (at most its data + 72). */
 #define PUT(v) (memcpy(o, &(u64){ v }, 8), o += 8)
-size_t ft_sample(const struct ftcur *c, int ri, int cpu, unsigned char *o)
+static size_t ft_sample(int ri, int cpu, unsigned char *o)
 {
-	const struct event *e = tp_ev(rd16(c->data));
+	const struct fcpu *c = fc + ri;
 	struct rec_hdr h = { REC_SAMPLE, MISC_KERNEL, 0 };
-	u32 raw = ((c->len + 4 + 7) & ~7u) - 4, tid, pid;
-	unsigned char *o0 = o;
+	u32 raw = ((c->dlen + 4 + 7) & ~7u) - 4, tid;
 
 	memcpy(&tid, c->data + 4, 4);
-	pid = tgid(tid);
 	h.size = 8 + 6 * 8 + 4 + raw;
 	memcpy(o, &h, 8);
 	o += 8;
-	PUT(e->ids[ri]);
+	PUT(ev_of(c->data)->ids[ri]);
 	PUT(0);
-	memcpy(o, (u32[2]){ pid, tid }, 8), o += 8;
+	memcpy(o, (u32[2]){ tgid(tid), tid }, 8), o += 8;
 	PUT(c->t);
 	memcpy(o, (u32[2]){ cpu, 0 }, 8), o += 8;
 	PUT(1);
 	memcpy(o, &raw, 4);
-	memcpy(o + 4, c->data, c->len);
-	memset(o + 4 + c->len, 0, raw - c->len);
-	return o + 4 + raw - o0;
+	memcpy(o + 4, c->data, c->dlen);
+	memset(o + 4 + c->dlen, 0, raw - c->dlen);
+	return h.size;
 }
 
-/* A stream sent the copy: its next dump starts after c's last. */
-void ft_sent(int ri, const struct ftcur *c)
+/* Ring ri's event at hand into the dump: written right into the output,
+ * or on a big-endian target written, then swapped. */
+void ft_write(int ri, int cpu)
 {
-	if (c->kt) {
-		fc[ri].last_t = c->kt;
-		fc[ri].last_k = c->k;
-	}
+	static u64 b[65536 / 8 + 8];
+
+	if (BE)
+		ft_sample(ri, cpu, (void *)b), pd_record((void *)b);
+	else
+		out_commit(ft_sample(ri, cpu, out_room(fc[ri].dlen + 72)));
+}
+
+/* A stream sent the copies: its next dump starts after each walk's
+ * last. */
+void ft_sent(void)
+{
+	int ri;
+
+	for (ri = 0; ri < nring; ri++)
+		if (fc[ri].kt)
+			fc[ri].last_t = fc[ri].kt, fc[ri].last_k = fc[ri].k;
 }
 
 /* How the instance is read, for the start line; what a dump holds of
@@ -511,20 +545,4 @@ const char *ft_how(int line)
 	if (line)
 		return how == MAPPED ? "" : "; tracepoints since the last dump";
 	return how == MAPPED ? "mapped pages" : how == SNAP ? "snapshot swaps" : "consuming reads";
-}
-
-/* The header's ids of the instance's events: none the kernel gives
- * out (its counter never gets near FT_ID), one per event and ring. And
- * the table that names an event by its tracepoint id, now that the
- * table of events is final. */
-void ft_ids(void)
-{
-	int i, j;
-
-	if (!ft_n)
-		return;
-	tp_tab();
-	for (i = 0; i < nev; i++)
-		for (j = 0; evs[i].ft && j < nmax; j++)
-			evs[i].ids[j] = FT_ID | (u64)i << 16 | j;
 }

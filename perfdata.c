@@ -481,7 +481,9 @@ void pd_record(const struct rec_hdr *h)
 	memcpy(b, h, h->size);
 	p = oswap(p, end, "422");
 	if (h->type == REC_SAMPLE) {
-		st = (e = ev_by_id(b[1])) ? e->attr.sample_type : evs[0].attr.sample_type;
+		/* an id of no perf ring's: the ftrace instance's, a tracepoint's
+		 * RAW (dump.c writes no other sample whose id is unknown) */
+		st = (e = ev_by_id(b[1])) ? e->attr.sample_type : S_RAW;
 		p = oswap(p, end, "88448448");	/* IDENTIFIER IP TID TIME CPU PERIOD */
 		if (st & S_CALLCHAIN) {
 			u64 nr = *(u64 *)p;

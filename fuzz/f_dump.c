@@ -177,7 +177,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
 		rn[ri + 1].p = memcpy(xmalloc(off), b, off);
 		rn[ri + 1].end = rn[ri + 1].p + off;
 		rn[ri + 1].ring = ri;
-		rn[ri + 1].fc = 0;	/* perf rings: the ftrace engine's runs are f_ftrace's */
+		rn[ri + 1].ft = 0;	/* perf rings: the ftrace engine's runs are f_ftrace's */
 	}
 	/* The side-band: records into cp, indexed and sorted by side_sort(). */
 	cp = xmalloc(16384);
@@ -188,7 +188,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
 	rn[0].p = (const void *)ix;
 	rn[0].end = (const void *)(ix + side_sort(0, side));
 	rn[0].ring = -1;
-	rn[0].fc = 0;
+	rn[0].ft = 0;
 	nside = (rn[0].end - rn[0].p) / sizeof(*ix);
 	want += nside;
 

@@ -1,4 +1,4 @@
-/* f_ftrace.c - the ftrace engine's reading of a copied ring: ft_cur(),
+/* f_ftrace.c - the ftrace engine's reading of a copied ring: walk(),
  * ft_next() and ft_sample() over arbitrary pages.
  *
  * A page comes from the kernel (mapped, snapshot or read), but what a
@@ -34,7 +34,9 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	}
 	ft_n = nev;
 	fc = xmalloc(sizeof(*fc));
-	ft_ids();
+	for (i = 0; i < nev; i++)
+		evs[i].ids[0] = FT_ID | (u64)i << 16;
+	tp_tab();
 	return 0;
 }
 
@@ -43,9 +45,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
 	struct fz_in in = { d, n };
 	uint8_t fl = fz_u8(&in);
 	struct fcpu *f = fc;
-	struct ftcur c;
 	static u64 o[(65536 + 64) / 8];
 	size_t npg, i, k = 0;
+	u64 t;
 
 	fz_persist = 0;
 	hsz = fl & 1 ? 12 : 16;
@@ -61,7 +63,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
 	f->cp = xmalloc(npg * sbs + 1);
 	f->ord = xmalloc((npg + 1) * sizeof(*f->ord));
 	fz_bytes(&in, f->cp, npg * sbs);
-	f->map = f->cp;		/* mapped pages (only ever tested for being there) */
+	f->pg = f->cp;		/* mapped pages (only ever tested for being there) */
 	/* in time order, as ft_grab puts mapped pages */
 	for (i = 0; i < npg; i++)
 		if (commit(f->cp + i * sbs))
@@ -71,21 +73,23 @@ int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
 
 	FZ_ARM();
 	if (!setjmp(fz_jmp)) {
-		ft_cur(0, &c, fl & 2);
-		while (ft_next(&c)) {
-			size_t pg = (c.data - f->cp) / sbs, m;
+		walk(f, fl & 2);
+		while (ft_next(0, &t)) {
+			size_t pg = (f->data - f->cp) / sbs, m;
 			struct rec_hdr h;
 
-			FZ_CHECK(c.data >= f->cp + pg * sbs + hsz && c.data + c.len <= f->cp + (pg + 1) * sbs,
-				 "event of %u bytes at %zd: outside its page", c.len, c.data - f->cp);
+			FZ_CHECK(f->data >= f->cp + pg * sbs + hsz && f->data + f->dlen <= f->cp + (pg + 1) * sbs,
+				 "event of %u bytes at %zd: outside its page", f->dlen, f->data - f->cp);
 			FZ_CHECK(++k <= npg * sbs / 8, "more events than the pages hold");
-			m = ft_sample(&c, 0, 3, (unsigned char *)o);
+			FZ_CHECK(t == f->t, "ft_next's time %llu is not the event's %llu",
+				 (unsigned long long)t, (unsigned long long)f->t);
+			m = ft_sample(0, 3, (unsigned char *)o);
 			memcpy(&h, o, 8);
-			FZ_CHECK(m <= c.len + 72 && m == h.size && !(m & 7) && h.type == REC_SAMPLE,
-				 "sample of %zu bytes (header %u) for %u bytes of data", m, h.size, c.len);
-			FZ_CHECK(tp_ev(rd16(c.data)) != 0, "an event of no tracepoint of ours");
+			FZ_CHECK(m <= f->dlen + 72 && m == h.size && !(m & 7) && h.type == REC_SAMPLE,
+				 "sample of %zu bytes (header %u) for %u bytes of data", m, h.size, f->dlen);
+			FZ_CHECK(ev_of(f->data) != 0, "an event of no tracepoint of ours");
 		}
-		ft_sent(0, &c);
+		ft_sent();
 	}
 	FZ_DISARM();
 	fz_free_all();
