@@ -556,9 +556,8 @@ static void cfg_parse(char *s)
 				cfg_key = eq + 1;
 			} else if (CFG_FTRACE && !strcmp(tok, "engine")) {
 				*eq = '=';
-				if (strcmp(eq + 1, "perf") && strcmp(eq + 1, "ftrace"))
+				if (!(cfg_engine = !strcmp(eq + 1, "perf")) && strcmp(eq + 1, "ftrace"))
 					bad(tok, "engine=ftrace or engine=perf");
-				cfg_engine = eq[1] == 'p';
 			} else if (!strcmp(tok, "out")) {
 				*eq = '=';
 				if (!eq[1])

@@ -237,6 +237,7 @@ int ft_open(int ri, int cpu)
 	struct fcpu *f = fc + ri;
 	char p[40];
 	u32 *m, mps, n;
+	u64 len;
 	int i;
 
 	if (!ft_n)
@@ -252,9 +253,9 @@ int ft_open(int ri, int cpu)
 	if (how <= MAPPED && (m = mmap(0, 4096, PROT_READ, MAP_SHARED, f->fd, 0)) != MAP_FAILED) {
 		mps = m[0], sbs = m[2], n = m[3];
 		UNMAP(m, 4096);
-		f->len = mps + (size_t)n * sbs;
-		if (mps >= 4096 && mps <= 1 << 20 && sbs >= 4096 && sbs <= 1 << 20 && n && n <= (1u << 30) / sbs &&
-		    (f->map = mmap(0, f->len, PROT_READ, MAP_SHARED, f->fd, 0)) != MAP_FAILED)
+		len = mps + (u64)n * sbs;
+		if (!((mps | sbs) >> 20) && mps >= 4096 && sbs >= 4096 && n && len <= 1 << 30 &&
+		    (f->map = mmap(0, f->len = len, PROT_READ, MAP_SHARED, f->fd, 0)) != MAP_FAILED)
 			f->pg = f->map + mps, f->n = n;
 		else
 			f->map = 0;

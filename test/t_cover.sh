@@ -2,11 +2,12 @@
 # some, and trim cuts every CPU to the same start. The judge is perf
 # script's own per-CPU first and newest record times.
 
-# firsts FILE: "cpu first newest" per CPU, and "all - newest" (seconds)
+# firsts FILE: "cpu first newest" per CPU, and "all - newest" (seconds,
+# to the µs: awk's default %.6g keeps one decimal of a 5-digit uptime)
 firsts() {
 	perf script -i "$1" -F cpu,time --ns 2>/dev/null | tr -d '[]:' |
 		awk '{ c = $1 + 0; t = $2 + 0; if (!(c in f)) f[c] = t; if (t > n) n = t }
-		     END { for (c in f) print c, f[c], n }' | sort -n
+		     END { for (c in f) printf "%d %.6f %.6f\n", c, f[c], n }' | sort -n
 }
 # near A B: |A - B| <= 0.02 (seconds, as printed)
 near() { awk -v a="$1" -v b="$2" 'BEGIN { d = a - b; exit !(d <= 0.02 && d >= -0.02) }'; }
