@@ -92,9 +92,11 @@ static int put(const char *file, const char *s)
 }
 
 /* The syscalls, not libc's wrappers (a few dozen bytes each); the *at
- * ones, which every arch has. */
-#define RMDIR(p) syscall(SYS_unlinkat, AT_FDCWD, p, AT_REMOVEDIR)
-#define UNMAP(a, n) syscall(SYS_munmap, a, n)
+ * ones, which every arch has. syscall() takes each argument as a long:
+ * a u64 on a 32-bit arch would take two registers, or two from an
+ * aligned pair (mipsel's kill then removed our own instance). */
+#define RMDIR(p) syscall(SYS_unlinkat, (long)AT_FDCWD, p, (long)AT_REMOVEDIR)
+#define UNMAP(a, n) syscall(SYS_munmap, a, (long)(n))
 
 /* The instance goes: closed and unmapped first, which it needs. */
 void ft_end(void)
@@ -124,7 +126,7 @@ static void stale(const char *name, void *ctx)
 	u64 pid;
 
 	if (strncmp(name, "tracer.", 7) || !(pid = xtou(name + 7, &e, 10)) || *e || pid >> 22 ||
-	    !syscall(SYS_kill, pid, 0) || errno != ESRCH)
+	    !syscall(SYS_kill, (long)pid, 0L) || errno != ESRCH)
 		return;
 	fmt(p, sizeof(p), "../%s", name);
 	if (!RMDIR(path(p)))
@@ -176,7 +178,7 @@ int ft_init(const u64 *mask)
 		fc[i].fd = -1;
 	/* ours by its name: a tracer of our pid left it (SIGKILLed) */
 	RMDIR(path(0));
-	if (syscall(SYS_mkdirat, AT_FDCWD, path(0), 0700))
+	if (syscall(SYS_mkdirat, (long)AT_FDCWD, path(0), 0700L))
 		return fall(0);
 	made = 1;
 	dir_each(path(".."), stale, 0);
