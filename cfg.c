@@ -25,6 +25,7 @@ char *cfg_out, *cfg_listen, *cfg_key;
 static const char *listen_at;	/* listen='s token */
 static unsigned key_seen;	/* the keys given so far, a bit each */
 u64 cfg_cpus[16];
+char *cfg_persist;
 int cfg_stack, cfg_lean = CFG_LEAN, cfg_frame, cfg_zstd, cfg_trim, cfg_engine;
 long cfg_baud, cfg_dumps, cfg_procs = PROCS_DEFAULT;
 static int cfg_default, cfg_trip;	/* cfg_trip: the one being parsed, 1-based */
@@ -423,7 +424,7 @@ static long num_in(const char *tok, const char *s, long lo, long hi, const char 
 
 /* The keys, as the unknown-key error lists them. Each once: a second
  * listen= or buf= is a mistake, not an override (trip= repeats). */
-#define KEYS "buf= cpus= out= trip= after= holdoff= count= dumps= procs= frame= baud= listen= key= engine="
+#define KEYS "buf= cpus= out= trip= after= holdoff= count= dumps= procs= frame= baud= listen= key= engine= persist="
 static void key_once(const char *key)
 {
 	const char *k = KEYS;
@@ -558,6 +559,13 @@ static void cfg_parse(char *s)
 				*eq = '=';
 				if (!(cfg_engine = !strcmp(eq + 1, "perf")) && strcmp(eq + 1, "ftrace"))
 					bad(tok, "engine=ftrace or engine=perf");
+			} else if (!strcmp(tok, "persist")) {
+				*eq = '=';
+				if (!CFG_PERSIST)
+					bad(tok, "surviving a crash is not built in (CONFIG_PERSIST)");
+				if (!eq[1] || eq[span(eq, "/", 0)] || !strcmp(eq + 1, "..") || strlen(eq + 1) > 64)
+					bad(tok, "persist=INSTANCE: the name trace_instance= gave it on the kernel command line");
+				cfg_persist = eq + 1;
 			} else if (!strcmp(tok, "out")) {
 				*eq = '=';
 				if (!eq[1])
@@ -575,7 +583,36 @@ static void cfg_parse(char *s)
 
 /* ---- tracefs ---- */
 
-static char *tracefs_find(void)
+/* "sys:a sys:b ..." for the tracepoints whose id want(id) takes. */
+struct tpnames {
+	int (*want)(long);
+	char *b;
+	size_t n;
+};
+
+static void tp_name_add(const char *full, long id, void *ctx)
+{
+	struct tpnames *t = ctx;
+	size_t k = strlen(full);
+
+	if (!t->want(id))
+		return;
+	t->b = xrealloc(t->b, t->n, t->n + k + 2);
+	memcpy(t->b + t->n, full, k);
+	t->n += k + 1;
+	t->b[t->n - 1] = ' ';
+	t->b[t->n] = 0;
+}
+
+char *tp_names(int (*want)(long))
+{
+	struct tpnames t = { want, xstrdup(""), 0 };
+
+	tp_walk("*", "*", tp_name_add, &t);
+	return t.b;
+}
+
+char *tracefs_find(void)
 {
 	static char *const dir[] = { "/sys/kernel/tracing", "/sys/kernel/debug/tracing" };
 	char p[64];

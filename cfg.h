@@ -50,6 +50,7 @@ extern char *tracefs;		/* mount point, or 0 */
 extern unsigned long cfg_buf;
 extern char *cfg_out, *cfg_listen, *cfg_key;
 extern u64 cfg_cpus[16];	/* bitmap; empty: all online */
+extern char *cfg_persist;	/* persist=: a persistent ftrace instance */
 extern int cfg_stack, cfg_lean, cfg_frame, cfg_zstd, cfg_trim, cfg_engine;
 extern long cfg_baud, cfg_dumps, cfg_procs;
 
@@ -58,6 +59,8 @@ void cfg_load(char *config, char *out);
 void cfg_list(void);
 int sysfs_cpus(const char *path, u64 *set);
 void tp_path(char *b, size_t n, const char *name, const char *file);
+char *tracefs_find(void);	/* its mount point (mounted if need be), or 0 */
+char *tp_names(int (*want)(long id));	/* "sys:a sys:b " */
 
 extern int ev_dropped;		/* ev_drop() took one out */
 void ev_drop(int i);

@@ -647,9 +647,11 @@ int dump(const char *why, int pull)
 	out_zstd(cfg_zstd);
 	if (standalone || !stream_started)
 		pd_kernel_maps();
+	if (CFG_PERSIST)
+		ft_comms();
 	if (CFG_TRACK)
 		track_gone();
-	if (CFG_PROC)
+	if (CFG_PROC && !(CFG_PERSIST && ft_prev))	/* (this boot's processes) */
 		track_proc();
 	if (hit_comm[0] && strcmp(hit_comm, "?"))
 		pd_comm(hit_id[0], hit_id[1], hit_comm);

@@ -53,7 +53,7 @@ enum { MAPPED = 1, SNAP, READ };
 
 /* A CPU's buffer, its copy, and the walk of that copy. */
 struct fcpu {
-	int fd;
+	int fd, cpu;
 	u32 n, cap, ncp, i;		/* pages mapped (or 0), room, copied; the walk's next */
 	unsigned char *map, *pg;	/* MAPPED: the mapping, its pages (past the meta page) */
 	size_t len;			/* the mapping's */
@@ -65,10 +65,19 @@ struct fcpu {
 };
 
 int ft_n;
+int ft_prev;		/* tracer -b: the boot before's pages */
 static int made, how, on_fd = -1, snap_fd = -1, hsz;
+static char inst[72];		/* the instance: tracer.PID, or persist='s */
 static u32 sbs;			/* page size */
 static struct fcpu *fc;
 static const unsigned char *srt;	/* the copy ts_cmp sorts */
+
+static struct { unsigned char *p; u32 *ord, n; } *bp;	/* tracer -b: per CPU, its pages */
+static u64 boot_walk(char *wrap);
+
+/* persist=, tracer -b (where built in) */
+#define PERSIST (CFG_PERSIST ? cfg_persist : 0)
+#define PREV (CFG_PERSIST && ft_prev)
 
 /* The header's ids of the instance's events: FT_ID | event << 16 | ring. */
 #define FT_ID (1ULL << 60)
@@ -78,7 +87,7 @@ static char *path(const char *file)
 {
 	static char p[300];
 
-	fmt(p, sizeof(p), "%s/instances/tracer.%d/%s", tracefs, (int)getpid(), file ? file : "");
+	fmt(p, sizeof(p), "%s/instances/%s/%s", tracefs, inst, file ? file : "");
 	return p;
 }
 
@@ -103,6 +112,14 @@ void ft_end(void)
 {
 	int i;
 
+	if (PERSIST && on_fd >= 0) {
+		/* paused, and read empty: the next persist= starts on it */
+		ft_pause(1);
+		for (i = 0; i < nmax; i++)
+			while (fc[i].cp && fc[i].fd >= 0 && read(fc[i].fd, fc[i].cp, sbs) > 0)
+				;
+		on_fd = -1;
+	}
 	if (!made)
 		return;
 	made = 0;
@@ -139,11 +156,72 @@ static int fall(const char *file)
 {
 	int i;
 
+	if (PERSIST)
+		die(1, "persist=%s: %s:", inst, path(file));
 	msg("ftrace: %s: tracepoints go to perf rings:", path(file));
 	ft_end();
 	for (i = ft_n = 0; i < nev; i++)
 		evs[i].ft = 0;
 	return 0;
+}
+
+/* The kernel's long: the page header's commit field (hsz: 8 + it). */
+static int header(void)
+{
+	char b[1024], *s;
+	long r = readfile(path("../../events/header_page"), b, sizeof(b) - 1);
+
+	b[r > 0 ? r : 0] = 0;
+	r = (s = xstrstr(b, "commit;\toffset:8;\tsize:")) ? 8 + xtou(s + 23, 0, 10) : 0;
+	hsz = r;
+	return r != 12 && r != 16;
+}
+
+/* The instance's size per CPU (buffer_size_kb), bounded (1 GiB). */
+static unsigned long isize(void)
+{
+	char b[24];
+	long n = readfile(path("buffer_size_kb"), b, sizeof(b) - 1);
+	unsigned long kb;
+
+	b[n > 0 ? n : 0] = 0;
+	kb = xtou(b, 0, 10);
+	return (kb && kb < 1 << 20 ? kb : 1 << 20) << 10;
+}
+
+/* A persistent instance (Linux 6.12: reserve_mem= and trace_instance=
+ * on the command line) and what it holds: -1 if the instance is none
+ * (no last_boot_info), 1 if any CPU's buffer holds records not read yet
+ * (per_cpu/cpuN/stats, "entries: N"), else 0. Which boot they are of
+ * the kernel does not say for sure (6.12's last_boot_info gives the
+ * text's move since the boot before, 0 without KASLR; later ones an
+ * address or "# Current"), so what was not read counts as the boot
+ * before's: persist= starts only on an instance read empty, and tracer
+ * -b reads what is there. pd_kdelta, pd_ktext: that boot's kernel text. */
+static int persistent(void)
+{
+	char p[40], b[512], *s;
+	int cpu, n = 0, neg;
+	long r = readfile(path("last_boot_info"), b, sizeof(b) - 1);
+
+	if (r < 0)
+		return -1;
+	b[r] = 0;
+	if ((s = xstrstr(b, "text delta:"))) {
+		s += 11 + span(s + 11, " \t", 1);
+		neg = *s == '-';
+		pd_kdelta = xtou(s + neg, 0, 10) * (neg ? -1 : 1);
+	} else if (*b != '#') {
+		pd_ktext = xtou(b, 0, 16);
+	}
+	for (cpu = 0; cpu < 1024 && !n; cpu++) {
+		fmt(p, sizeof(p), "per_cpu/cpu%d/stats", cpu);
+		if ((r = readfile(path(p), b, sizeof(b) - 1)) <= 0)
+			continue;
+		b[r] = 0;
+		n = (s = xstrstr(b, "entries: ")) && xtou(s + 9, 0, 10);
+	}
+	return n;
 }
 
 /* The instance's settings: file, then value ("" for the CPUs, then the
@@ -161,7 +239,7 @@ int ft_init(const u64 *mask)
 	int i, n = 0;
 	long r;
 
-	if (!CFG_FTRACE || !CFG_LEAN || cfg_engine || !tracefs)
+	if (!CFG_FTRACE || !CFG_LEAN || (cfg_engine && !PERSIST) || !tracefs)
 		return 0;
 	for (i = 0; i < nev; i++)
 		n += !evs[i].trip && evs[i].attr.type == TYPE_TRACEPOINT;
@@ -169,26 +247,46 @@ int ft_init(const u64 *mask)
 		return 0;
 	/* what only perf gives: callchains, a tracepoint's IP (full),
 	 * one event with two filters */
-	if (cfg_stack || !cfg_lean || tp_tab() < 0) {
-		msg("%s: tracepoints on perf rings", cfg_stack ? "stack" : !cfg_lean ? "full" : "a tracepoint twice");
+	if (cfg_stack || !cfg_lean || cfg_engine || tp_tab() < 0) {
+		k = cfg_stack ? "stack" : !cfg_lean ? "full" : cfg_engine ? "engine=perf" : "a tracepoint twice";
+		if (PERSIST)
+			die(2, "config: persist= takes the ftrace engine; %s needs perf rings", k);
+		msg("%s: tracepoints on perf rings", k);
 		return 0;
 	}
 	fc = xmalloc(nmax * sizeof(*fc));
 	for (i = 0; i < nmax; i++)
 		fc[i].fd = -1;
-	/* ours by its name: a tracer of our pid left it (SIGKILLed) */
-	RMDIR(path(0));
-	if (syscall(SYS_mkdirat, (long)AT_FDCWD, path(0), 0700L))
-		return fall(0);
-	made = 1;
-	dir_each(path(".."), stale, 0);
-	/* The kernel's long: the page header's commit field. */
-	r = readfile(path("../../events/header_page"), b, sizeof(b) - 1);
-	b[r > 0 ? r : 0] = 0;
-	r = (s = xstrstr(b, "commit;\toffset:8;\tsize:")) ? 8 + xtou(s + 23, 0, 10) : 0;
-	if (r != 12 && r != 16)
+	if (PREV) {
+		if (header())
+			die(1, "%s: not a page header tracer reads", path("../../events/header_page"));
+		for (i = 0; i < nev; i++)
+			ft_n += evs[i].ft = !evs[i].trip && evs[i].attr.type == TYPE_TRACEPOINT;
+		return ft_n;
+	}
+	if (PERSIST) {
+		fmt(inst, sizeof(inst), "%s", PERSIST);
+		if ((r = persistent()) < 0)
+			die(1, "persist=%s: no persistent instance; boot Linux 6.12+ with "
+			    "reserve_mem=4M:4096:trace trace_instance=%s@trace", inst, inst);
+		/* Read, never mapped: the kernel refuses to map it, and on
+		 * 6.12 the attempt left the CPU's buffer invalid for the
+		 * next boot ("buffer invalid commit"). */
+		how = READ;
+		if (r)
+			die(1, "persist=%s holds records not read (the boot before's?): tracer -b -o FILE "
+			    "writes them out (echo > %s drops them)", inst, path("trace"));
+	} else {
+		fmt(inst, sizeof(inst), "tracer.%d", (int)getpid());
+		/* ours by its name: a tracer of our pid left it (SIGKILLed) */
+		RMDIR(path(0));
+		if (syscall(SYS_mkdirat, (long)AT_FDCWD, path(0), 0700L))
+			return fall(0);
+		made = 1;
+		dir_each(path(".."), stale, 0);
+	}
+	if (header())
 		return fall("../../events/header_page");
-	hsz = r;
 	/* tracing_cpumask: 32-bit hex words, the highest first */
 	for (i = 31; i > 0 && !(u32)(mask[i / 2] >> 32 * (i % 2)); i--)
 		;
@@ -198,8 +296,13 @@ int ft_init(const u64 *mask)
 	}
 	s[-1] = 0;
 	fmt(s, 24, "%L", (u64)(cfg_buf >> 10));
-	for (k = set, i = 0; *k; k = v + strlen(v) + 1, i++) {
+	/* A persistent instance: its size is the memory the kernel keeps
+	 * (buffer_size_kb says EBUSY), and options/overwrite stays as it
+	 * is, 1 (on 6.12 writing 0 there oopses, and 1 is no change). */
+	for (k = set, i = 0; *k && !(PERSIST && i == 4); k = v + strlen(v) + 1, i++) {
 		v = k + strlen(k) + 1;
+		if (PERSIST && i == 2)
+			continue;
 		if (put(k, *v ? v : i == 3 ? b : s))
 			return fall(k);
 	}
@@ -244,9 +347,14 @@ int ft_open(int ri, int cpu)
 
 	if (!ft_n)
 		return 0;
+	f->cpu = cpu;
 	for (i = 0; i < nev; i++)
 		if (evs[i].ft)
 			evs[i].ids[ri] = FT_ID | (u64)i << 16 | ri;
+	if (PREV) {	/* the pages ft_boot read */
+		f->cp = bp[cpu].p, f->ord = bp[cpu].ord, f->ncp = bp[cpu].n;
+		return 0;
+	}
 	fmt(p, sizeof(p), "per_cpu/cpu%d/%s_raw", cpu, how == SNAP ? "snapshot" : "trace_pipe");
 	if ((f->fd = open(path(p), O_RDONLY | O_NONBLOCK | O_CLOEXEC)) < 0)
 		return -1;
@@ -276,7 +384,8 @@ int ft_open(int ri, int cpu)
 	f->cap = f->n;
 	if (how != MAPPED) {
 		sbs = getpagesize();
-		f->cap = cfg_buf / sbs + 4;	/* what buf= asks for, the reader's */
+		/* what buf= asks for, or the persistent instance has */
+		f->cap = (PERSIST ? isize() : cfg_buf) / sbs + 4;
 	}
 	f->cp = xmalloc((size_t)f->cap * sbs);
 	f->ord = xmalloc(f->cap * sizeof(*f->ord));
@@ -327,6 +436,8 @@ static u32 tgid(u32 tid)
 	u32 *t = tg[tid % TGIDS];
 	long n;
 
+	if (PREV)
+		return tid;	/* another boot's: /proc knows none of them */
 	if (t[0] != tid + 1) {
 		fmt(p, sizeof(p), "/proc/%u/status", tid);
 		n = readfile(p, b, sizeof(b) - 1);
@@ -373,6 +484,8 @@ u64 ft_grab(int rec_off, int cont, char *wrap)
 	int ri;
 	u32 i, n;
 
+	if (PREV)
+		return boot_walk(wrap);
 	for (ri = 0; ri < nring; ri++)
 		if ((f = fc + ri)->pg)
 			memcpy(f->cp, f->pg, (size_t)f->n * sbs);
@@ -428,13 +541,11 @@ static const struct event *ev_of(const unsigned char *data)
 	return tp_ev(v);
 }
 
-/* Ring ri's next data event, and its time; 0 when there is none.
- * Nothing in a page is trusted beyond its commit, nor an event beyond
- * its page. */
-int ft_next(int ri, u64 *t)
+/* The walk's next data event (of our events, or any: any); 0 when
+ * there is none. Nothing in a page is trusted beyond its commit, nor an
+ * event beyond its page. */
+static int next(struct fcpu *c, int any)
 {
-	struct fcpu *c = fc + ri;
-
 	for (;;) {
 		const unsigned char *e = c->ev;
 		u32 h, tl, d, len;
@@ -482,11 +593,18 @@ int ft_next(int ri, u64 *t)
 		/* a stream sent these already */
 		if (c->t < c->skip_t || (c->t == c->skip_t && c->k <= c->skip_k))
 			continue;
-		if (ev_of(c->data)) {
-			*t = c->t;
+		if (any || ev_of(c->data))
 			return 1;
-		}
 	}
+}
+
+/* Ring ri's next event, and its time; 0 when there is none. */
+int ft_next(int ri, u64 *t)
+{
+	if (!next(fc + ri, 0))
+		return 0;
+	*t = fc[ri].t;
+	return 1;
 }
 
 /* Ring ri's event at hand as a perf sample of its event, in the layout
@@ -546,6 +664,174 @@ const char *ft_how(int line)
 	if (!ft_n)
 		return "";
 	if (line)
-		return how == MAPPED ? "" : "; tracepoints since the last dump";
+		return how == MAPPED || PREV ? "" : "; tracepoints since the last dump";
 	return how == MAPPED ? "mapped pages" : how == SNAP ? "snapshot swaps" : "consuming reads";
+}
+
+/* ---- the boot before (tracer -b) ----
+ * reserve_mem=SIZE:ALIGN:LABEL trace_instance=NAME@LABEL on the kernel
+ * command line maps instance NAME onto memory that a warm reboot keeps
+ * (Linux 6.12), and persist=NAME records there. After a crash and the
+ * reboot, the instance holds the boot before's records. They can only be
+ * read once (no mmap, no snapshot there): ft_boot reads every CPU's
+ * pages at start, then the config is what they hold, and the dump walks
+ * those pages like any others. No process table survives: pids are tids,
+ * and tasks are named from what the records carry. */
+
+static struct { u32 tid; char comm[16]; } cm[4096];	/* tid + 1 -> comm */
+static u8 seen[65536 / 8];	/* the common_types the pages hold */
+
+static int seen_id(long id)
+{
+	return id >= 0 && id < 65536 && seen[id >> 3] >> (id & 7) & 1;
+}
+
+static void find(const char *name, void *ctx)
+{
+	if (!*(char *)ctx) {
+		fmt(inst, sizeof(inst), "%s", name);
+		if (persistent() > 0)
+			*(char *)ctx = 1;
+	}
+}
+
+/* The persistent instance that holds the boot before's records, read;
+ * returns the config of the tracepoints they hold. */
+char *ft_boot(void)
+{
+	char b[300], found = 0, *c;
+	struct fcpu w;
+	long kb;
+	int cpu, fd;
+
+	if (!(tracefs = tracefs_find()))
+		die(1, "-b: no tracefs");
+	fmt(b, sizeof(b), "%s/instances", tracefs);
+	dir_each(b, find, &found);
+	if (!found)
+		die(1, "-b: no instance in %s holds the boot before (persist= records one)", b);
+	ft_prev = 1;
+	if (header())
+		die(1, "%s: not a page header tracer reads", path("../../events/header_page"));
+	sbs = getpagesize();
+	kb = isize() >> 10;
+	bp = xmalloc(1024 * sizeof(*bp));
+	for (cpu = 0; cpu < 1024; cpu++) {
+		fmt(b, sizeof(b), "per_cpu/cpu%d/trace_pipe_raw", cpu);
+		if ((fd = open(path(b), O_RDONLY | O_NONBLOCK | O_CLOEXEC)) < 0)
+			continue;
+		bp[cpu].p = xmalloc((kb * 1024 / sbs + 8) * sbs);
+		bp[cpu].ord = xmalloc((kb * 1024 / sbs + 8) * 4);
+		while (bp[cpu].n < kb * 1024 / sbs + 8 &&
+		       read(fd, bp[cpu].p + (size_t)bp[cpu].n * sbs, sbs) >= hsz)
+			bp[cpu].ord[bp[cpu].n] = bp[cpu].n, bp[cpu].n++;
+		close(fd);
+		memset(&w, 0, sizeof(w));
+		w.cp = bp[cpu].p, w.ord = bp[cpu].ord, w.ncp = bp[cpu].n;
+		while (next(&w, 1)) {
+			u16 id;
+
+			memcpy(&id, w.data, 2);
+			seen[id >> 3] |= 1 << (id & 7);
+		}
+	}
+	if (!*(c = tp_names(seen_id)))
+		die(1, "-b: instances/%s: no records", inst);
+	msg("-b: instances/%s: the boot before: %s", inst, c);
+	return c;
+}
+
+/* A field's offset in a tracepoint's records, from its format: decl is
+ * its name as declared, up to the ';' ("prev_comm[16]"). -1: none. */
+static long field(const struct event *e, const char *decl)
+{
+	static char b[8192];
+	char p[300], *s;
+	long n;
+
+	tp_path(p, sizeof(p), e->name, "format");
+	n = readfile(p, b, sizeof(b) - 1);
+	b[n > 0 ? n : 0] = 0;
+	fmt(p, sizeof(p), " %s;\toffset", decl);	/* (a trailing ':' would add strerror) */
+	return (s = xstrstr(b, p)) ? (long)xtou(s + strlen(p) + 1, 0, 10) : -1;
+}
+
+static void name(const struct fcpu *c, long tid_at, long comm_at, long len)
+{
+	u32 tid, i, k;
+	char *d;
+
+	if (tid_at < 0 || comm_at < 0 || tid_at + 4 > c->dlen || comm_at + len > c->dlen)
+		return;
+	memcpy(&tid, c->data + tid_at, 4);
+	for (i = tid % 4096, k = 0; tid && k < 4096; k++, i = (i + 1) % 4096)
+		if (!cm[i].tid || cm[i].tid == tid + 1) {
+			cm[i].tid = tid + 1;
+			d = cm[i].comm;
+			memset(d, 0, 16);
+			memcpy(d, c->data + comm_at, len > 15 ? 15 : len);
+			return;
+		}
+}
+
+/* Each CPU's walk, its span said, and the tasks named: sched_switch's
+ * comms (a task's as it ran), sched_process_exec's filenames. */
+static u64 boot_walk(char *wrap)
+{
+	long o[6] = { -1, -1, -1, -1, -1, -1 };
+	int ri, i;
+
+	for (i = 0; i < nev; i++) {
+		if (!strcmp(evs[i].name, "sched:sched_switch")) {
+			o[0] = field(evs + i, "prev_pid"), o[1] = field(evs + i, "prev_comm[16]");
+			o[2] = field(evs + i, "next_pid"), o[3] = field(evs + i, "next_comm[16]");
+		} else if (!strcmp(evs[i].name, "sched:sched_process_exec")) {
+			o[4] = field(evs + i, "pid"), o[5] = field(evs + i, "filename");
+		}
+	}
+	for (ri = 0; ri < nring; ri++) {
+		struct fcpu *c = fc + ri;
+		u64 t0 = 0, n = 0;
+
+		walk(c, 0);
+		for (; next(c, 0); n++) {
+			const char *e = ev_of(c->data)->name;
+
+			t0 = n ? t0 : c->t;
+			if (!strcmp(e, "sched:sched_switch")) {
+				name(c, o[0], o[1], 16);
+				name(c, o[2], o[3], 16);
+			} else if (!strcmp(e, "sched:sched_process_exec") && o[5] >= 0 && o[5] + 4 <= c->dlen) {
+				u32 loc, at, len;
+				const unsigned char *f;
+
+				memcpy(&loc, c->data + o[5], 4);
+				at = loc & 0xffff, len = loc >> 16;
+				if (at + len > c->dlen || !len)
+					continue;
+				f = memchr(c->data + at, 0, len) ? c->data + at : 0;
+				for (i = len; f && i > 0 && f[i - 1] != '/'; i--)
+					;
+				if (f)
+					name(c, o[4], at + i, strlen((const char *)f + i));
+			}
+		}
+		msg("-b: cpu %d: %L records, %L.%u s to %L.%u s", c->cpu, n, t0 / 1000000000,
+		    (unsigned)(t0 / 100000000 % 10), c->kt / 1000000000, (unsigned)(c->kt / 100000000 % 10));
+		walk(c, 0);
+		wrap[ri] = 0;
+	}
+	return 0;
+}
+
+/* tracer -b: the tasks named, into the dump (before the samples). */
+void ft_comms(void)
+{
+	int i, n = 0;
+
+	for (i = 0; PREV && i < 4096; i++)
+		if (cm[i].tid)
+			pd_comm(cm[i].tid - 1, cm[i].tid - 1, cm[i].comm), n++;
+	if (PREV)
+		msg("-b: %d tasks named from their records; pids are tids", n);
 }

@@ -6,7 +6,8 @@
 
 #include "cfg.h"
 
-extern int ft_n;		/* events the instance records (0: none) */
+extern int ft_n;
+extern int ft_prev;		/* tracer -b: a dump of the boot before */		/* events the instance records (0: none) */
 
 int ft_init(const u64 *mask);		/* after cfg_load: the instance, or 0 */
 int ft_open(int ri, int cpu);	/* a CPU's buffer, ring ri; its events' ids */
@@ -15,6 +16,8 @@ u64 ft_grab(int rec_off, int cont, char *wrap);	/* all CPUs' pages; the blind ns
 int ft_next(int ri, u64 *t);	/* ring ri's next event; 0: no more */
 void ft_write(int ri, int cpu);	/* its event at hand, into the dump */
 void ft_sent(void);		/* a stream sent it all */
+char *ft_boot(void);		/* tracer -b: the boot before read; its config */
+void ft_comms(void);		/* tracer -b: the tasks named, into the dump */
 const char *ft_how(int line);	/* for the start line; for a dump's */
 void ft_end(void);		/* the instance goes */
 

@@ -134,6 +134,7 @@ static struct buf tracing, feats, kbid;
 static struct { int id; size_t off, len; } feat[10];
 static int nfeat;
 static u64 ktext;
+u64 pd_ktext, pd_kdelta;	/* the kernel's text, or its move since, where it is another boot's */
 
 /* The tracing data blob (trace-event-info.c's layout): the header pages,
  * then each tracepoint's format file grouped by system. kallsyms must
@@ -379,7 +380,7 @@ void pd_features_build(int argc, char **argv, int ncpu_avail, int ncpu_online)
 			fput32(&feats, c[i]);
 		feat_end();
 	}
-	ktext = kernel_text();
+	ktext = pd_ktext ? pd_ktext : kernel_text() - pd_kdelta;
 	if (CFG_BUILDID)
 		kernel_build_id();
 }

@@ -18,6 +18,7 @@ int pd_file_end(int fd);
 /* Records: the kernel's (swapped on a big-endian target), the kernel's
  * maps, a COMM, or any side-band record by its body's shape. */
 void pd_record(const struct rec_hdr *h);
+extern u64 pd_ktext, pd_kdelta;	/* the kernel text of the boot the dump is of, or its move since */
 void pd_kernel_maps(void);
 void pd_comm(u32 pid, u32 tid, const char *comm);
 void pd_rec(u32 type, u16 misc, const void *body, size_t len,

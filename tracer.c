@@ -344,6 +344,7 @@ static _Noreturn void usage(int code)
 	static const char head[] =
 "usage: tracer [-o FILE|DEVICE|FIFO] [-f CONFIG_FILE | 'CONFIG']   record\n"
 "       tracer -x [-n N] [-o FILE] < CAPTURE    extract framed dumps\n"
+"       tracer -b [-o FILE] ['KEYS']             the boot before (persist=)\n"
 "       tracer -l | -h                          list events | this help\n";
 	static const char full[] =
 "Records system-wide perf events into one overwriting ring per CPU, then\n"
@@ -397,7 +398,7 @@ int main(int argc, char **argv)
 	char *config = 0, *out = 0;
 	sigset_t set;
 	u64 possible[16];
-	int i, c, sfd, ncpu = 0, extract = 0, sel = 0, shut = 0;
+	int i, c, sfd, ncpu = 0, extract = 0, sel = 0, shut = 0, boot = 0;
 	unsigned long long v;
 
 	/* Descriptors 0-2 that an init script or a daemon left closed are
@@ -439,6 +440,11 @@ int main(int argc, char **argv)
 					die(2, "-l is not built in (CONFIG_LIST)");
 				cfg_list();
 				return 0;
+			case 'b':
+				if (!CFG_PERSIST)
+					die(2, "-b is not built in (CONFIG_PERSIST)");
+				boot = 1;
+				break;
 			case 'x':
 				if (!CFG_FRAME)
 					die(2, "-x is not built in (CONFIG_FRAME)");
@@ -464,8 +470,26 @@ int main(int argc, char **argv)
 	}
 	if (shut & 2 && !out && extract)
 		die(2, "stdout is closed: give -o FILE");
+	if (extract && boot)
+		die(2, "-b and -x: one or the other");
 	if (extract)
 		return frame_extract(sel, out);
+	if (CFG_PERSIST && boot) {
+		/* The boot before can be read only once: where it goes is
+		 * checked first. Its config is what it holds (and the keys
+		 * given). */
+		if (!out && isatty(1) && !(config && xstrstr(config, "frame=text")))
+			die(2, "-b: stdout is a terminal: give -o FILE, pipe it, or use frame=text");
+		if (out && (c = open(out, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600)) >= 0)
+			close(c), unlink(out);
+		else if (out && errno != EEXIST)
+			die(1, "-b: -o %s:", out);
+		char *n = ft_boot(), *b;
+		size_t k = (config ? strlen(config) : 0) + strlen(n) + 2;
+
+		fmt(b = xmalloc(k), k, "%s %s", config ? config : "", n);
+		config = b;
+	}
 
 	/* Signals arrive in one place, the signalfd, read in the loop;
 	 * from now on, before anything can take long or block. Every
@@ -487,6 +511,8 @@ int main(int argc, char **argv)
 		die(1, "signalfd:");
 
 	cfg_load(config, out);
+	if (CFG_PERSIST && boot)
+		cfg_procs = 0;		/* no process of this boot's */
 	if (shut & 2 && !cfg_out)
 		die(2, "stdout is closed: give -o FILE");
 	/* Read now, not at a hit: where a tripwire's tracepoint has a comm. */
@@ -507,7 +533,7 @@ int main(int argc, char **argv)
 				ncpu = i + 1;
 	pd_tracing_build();
 	pd_features_build(argc, argv, ncpu, nring);
-	i = loop(sfd);
+	i = CFG_PERSIST && boot ? !!dump("the boot before", -1) : loop(sfd);
 	tidy();
 	return i;
 }

@@ -9,6 +9,10 @@
 #   d  what used to break: -o on a file that exists, count=300, SIGBUS,
 #      300 short processes, cpu2 offline and back, every CPU merged (the
 #      dump files go to the host through nc, as c)
+#   p  (a boot of its own, "tracer_p" on the command line, 6.12) surviving
+#      a crash: each boot writes the boot before with tracer -b (framed,
+#      on the console), records with persist=boot_map, runs wk_bootN and
+#      panics; QEMU keeps the RAM across the reboot. Five times.
 # In a, b, c: a pinned workload (spin, SIGUSR1, sleep, hold), a SIGUSR2 dump,
 # a crash that trips trip=segv, a SIGINT dump. Lines starting "QT " are
 # read by the host; then poweroff -f.
@@ -126,6 +130,43 @@ run_scenario() {
 	say "$tag: done in $(awk -v a=$t0 '{ printf "%.1f", $1 - a }' /proc/uptime)s"
 	sed "s/^/QT $tag err: /" $err
 }
+
+# p: the persistent instance boot_map (reserve_mem= trace_instance= on
+# the command line). The boot number: the boot before's workload, as its
+# records (read without consuming them, from the text view) name it.
+if grep -q tracer_p /proc/cmdline; then
+	mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null
+	I=/sys/kernel/tracing/instances/boot_map
+	n=$(grep -ao 'wk_boot[0-9]*' $I/trace 2>/dev/null | tail -1)
+	n=${n#wk_boot}; n=${n:-0}
+	say "p: boot $((n + 1)), uptime $(cut -d' ' -f1 /proc/uptime), last_boot_info $(head -1 $I/last_boot_info 2>&1 | tr '\t' ' ')"
+	if [ $n -gt 0 ]; then
+		say "p: b$n begin"
+		/bin/tracer-p -b frame=text 2>/run/pb.err
+		say "p: b$n exit=$? last_boot_info $(head -1 $I/last_boot_info 2>&1 | tr '\t' ' ')"
+		sed "s/^/QT p$n err: /" /run/pb.err
+	fi
+	if [ $n -ge ${P_BOOTS:-5} ]; then
+		say "all done, uptime $(cut -d' ' -f1 /proc/uptime)"
+		poweroff -f
+	fi
+	k=$((n + 1))
+	/bin/tracer-p -o /run/p.data "persist=boot_map sched:sched_switch sched:sched_process_exec" 2>/run/p.err &
+	tp=$!
+	if ! wait_for /run/p.err recording 60 $tp; then
+		say "p: tracer did not start"
+		sed "s/^/QT p err: /" /run/p.err
+		poweroff -f
+	fi
+	say "p: tracer=$tp"
+	cp /bin/busybox /run/wk_boot$k
+	/run/wk_boot$k sleep 0.3
+	say "p: panic$k uptime=$(cut -d' ' -f1 /proc/uptime)"
+	echo c >/proc/sysrq-trigger
+	sleep 10
+	say "p: no panic"
+	poweroff -f
+fi
 
 CFG=$TRACER_CONFIG
 

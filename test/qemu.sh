@@ -48,7 +48,8 @@
 # merged in time order (aarch64: 8 CPUs).
 #
 # Environment: QEMU_TIMEOUT (s, default 180), TRACER_QEMU_CACHE (default
-# /var/cache/tracer-qemu), ONLY=abcd (scenarios to run), SMP (default 2;
+# /var/cache/tracer-qemu), ONLY=abcd (scenarios to run; x86_64 6.12
+# adds p, a boot of its own that panics five times, P_BOOTS=5), SMP (default 2;
 # 4 on x86_64, 8 on aarch64, 1 on MIPS), KERNEL, CPU,
 # HOSTPORT (default 9000 + arch index), TRACER_SRC (the tree whose
 # Makefile Kconfig *.c *.h are built, default this work tree),
@@ -65,6 +66,7 @@ ARCH=${1:-${ARCH:-x86_64}}
 KERNEL=${2:-${KERNEL:-}} CPU=${CPU:-}
 CACHE=${TRACER_QEMU_CACHE:-/var/cache/tracer-qemu}
 TIMEOUT=${QEMU_TIMEOUT:-180}
+ONLY_GIVEN=${ONLY:+1}
 ONLY=${ONLY:-abcd}
 SRC=${TRACER_SRC:-$TOP}
 export DEBIAN_FRONTEND=noninteractive
@@ -239,6 +241,7 @@ x86_64:4.9) LOCAL=x86_64-4.9.337 ;;
 x86_64:4.4) LOCAL=x86_64-4.4.178 ONLY=r ;;
 *:5.10) SUITE=bullseye ;;
 *:6.1) SUITE=bookworm ;;
+x86_64:6.12) SUITE=trixie; [ -n "$ONLY_GIVEN" ] || ONLY=abcdp ;;
 *:6.12) SUITE=trixie ;;
 *) echo "KERNEL=$KERNEL: 5.10, 6.1 or 6.12 (Debian's), or 4.9 and 4.4 on x86_64"; exit 2 ;;
 esac
@@ -368,6 +371,17 @@ if make -C "$B/guest" CROSS_COMPILE="$CROSS" tracer >"$B/guest.log" 2>&1; then
 else
 	fail "build: tracer for $ARCH" "$(tail -5 "$B/guest.log")"; finish
 fi
+# p: the same with PERSIST on (off in defconfig)
+if [ -z "${ONLY##*p*}" ]; then
+	mkdir -p "$B/guest-p"; cp "$B/guest/"{Makefile,Kconfig,*.c,*.h} "$B/guest-p/"; rm -f "$B/guest-p/config.h"
+	if make -C "$B/guest-p" defconfig >"$B/guest-p.log" 2>&1 &&
+		sed -i 's/^# CONFIG_PERSIST is not set/CONFIG_PERSIST=y/' "$B/guest-p/.config" &&
+		make -C "$B/guest-p" CROSS_COMPILE="$CROSS" tracer >>"$B/guest-p.log" 2>&1; then
+		pass "build: tracer with PERSIST for $ARCH ($(wc -c <"$B/guest-p/tracer") bytes)"
+	else
+		fail "build: tracer with PERSIST for $ARCH" "$(tail -5 "$B/guest-p.log")"; finish
+	fi
+fi
 if [ -z "$CROSS" ]; then HOST_TRACER=$B/guest/tracer
 elif make -C "$B/host" tracer >"$B/host.log" 2>&1; then HOST_TRACER=$B/host/tracer
 else fail "build: host tracer for -x" "$(tail -5 "$B/host.log")"; HOST_TRACER=false; fi
@@ -411,6 +425,7 @@ for a in $(busybox --list 2>/dev/null); do
 done
 [ -e "$ROOT/bin/sh" ] || ln -sf busybox "$ROOT/bin/sh"
 cp "$B/guest/tracer" "$ROOT/bin/tracer"
+[ -z "${ONLY##*p*}" ] && cp "$B/guest-p/tracer" "$ROOT/bin/tracer-p"
 cp test/qemu-init.sh "$ROOT/init"; chmod 755 "$ROOT/init"
 mknod -m 600 "$ROOT/dev/console" c 5 1
 
@@ -850,4 +865,68 @@ if [ -z "${ONLY##*d*}" ]; then
 		fail "d2: two dump files, d2.data and d2.data.1" "$(grep '^QT d: serving' "$R/qt.txt"); from the tar: $(ls "$R/d" 2>/dev/null | tr '\n' ' ')"
 	fi
 fi
+# ---------------------------------------------------------------- persist
+# p: surviving a crash, in a QEMU of its own that reboots on the guest's
+# panic (no -no-reboot) and keeps its RAM: the persistent instance
+# boot_map on memory reserve_mem= holds at the same place each boot
+# (nokaslr). Each boot writes the boot before with tracer -b, framed on
+# the console, then records with persist=, runs wk_bootN and panics.
+if [ -z "${ONLY##*p*}" ]; then
+	stage persist
+	PB=${P_BOOTS:-5}
+	PLOG=$R/p.console.log
+	: >"$PLOG"; : >"$R/p.port"
+	mapfile -t PCA < <(CONLOG=$PLOG subst "${CON_ARGS[@]}")
+	mapfile -t PPA < <(for a in "${PORT_ARGS[@]}"; do echo "${a//%PORT%/$R/p.port}"; done)
+	# 1 GiB: with 512 MiB the region (near the top) lost a CPU's buffer
+	# on every reboot ("buffer invalid commit"), whatever the guest did
+	PQ=(timeout -k 10 $((60 + 40 * PB)) "$QEMU" "${QEMU_ARGS[@]/512M/1G}" -accel "tcg,thread=$TCG" -smp 2 -nodefaults -display none -monitor none
+		-kernel "$KIMG" -initrd "$R/initrd.gz"
+		-append "console=$CON panic=1 nokaslr reserve_mem=4M:4096:trace trace_instance=boot_map@trace rdinit=/init tracer_p P_BOOTS=$PB"
+		"${PCA[@]}" "${PPA[@]}" -netdev user,id=n -device "$NIC,netdev=n")
+	printf '%q ' "${PQ[@]}" >"$R/p.qemu.cmd"; echo >>"$R/p.qemu.cmd"
+	echo "qemu: $(cat "$R/p.qemu.cmd")"
+	"${PQ[@]}" >"$R/p.qemu.out" 2>&1; PRC=$?
+	tr -d '\r' <"$PLOG" >"$R/p.log"
+	grep -a '^QT p' "$R/p.log" | grep -v ' err: ' | head -40
+	n=$(grep -ac '^QT p: panic' "$R/p.log")
+	grep -aq '^QT all done' "$R/p.log" && [ "$n" = "$PB" ] &&
+		pass "p: $PB boots that panicked (sysrq c, panic=1) and a last one; qemu exit $PRC" ||
+		fail "p: $PB boots that panicked and a last one" "qemu exit $PRC, $n panics: $(grep -a '^QT p' "$R/p.log" | tail -4; tail -c 400 "$R/p.log")"
+	sym=(--symfs="$ROOT" --kallsyms="$SMAP")
+	for k in $(seq 1 "$PB"); do
+		e=$(grep -a "^QT p$k err: " "$R/p.log" | sed "s/^QT p$k err: //")
+		grep -aq "^QT p: b$k exit=0" "$R/p.log" && pass "p$k: tracer -b exits 0 in boot $((k + 1))" ||
+			{ fail "p$k: tracer -b exits 0 in boot $((k + 1))" "$(grep -a "^QT p: b$k exit" "$R/p.log"): $(echo "$e" | head -4)"; continue; }
+		# what it says: each CPU's span, and what it guessed
+		echo "$e" | grep -q "^tracer: -b: cpu [0-9]*: [0-9]* records" && echo "$e" | grep -q "pids are tids" &&
+			pass "p$k: stderr: $(echo "$e" | grep -c ': -b: cpu ') CPUs' spans, and what it guessed: $(echo "$e" | grep -o '[0-9]* tasks named')" ||
+			fail "p$k: stderr: each CPU's span and what it guessed" "$(echo "$e" | head -5)"
+		# the frames that boot k+1 wrote of boot k
+		awk -v b="QT p: b$k begin" -v x="QT p: b$k exit" 'index($0, b) == 1 { f = 1; next } index($0, x) == 1 { f = 0 } f' \
+			"$R/p.log" >"$R/p$k.cap"
+		f=$R/p$k.data
+		rm -f "$f"
+		"$HOST_TRACER" -x -o "$f" <"$R/p$k.cap" >/dev/null 2>"$R/p$k.x.err"
+		perf script -i "$f" "${sym[@]}" -F comm,pid,tid,cpu,time,event,trace,ip,sym,dso >"$f.script" 2>"$f.script.err"
+		m=$(grep -c . "$f.script")
+		[ "$m" -gt 0 ] && pass "p$k: tracer -x, then perf 6.1 decodes the boot before ($(wc -c <"$f") bytes, $m records)" ||
+			{ fail "p$k: tracer -x, then perf 6.1 decodes the boot before" "$(cat "$R/p$k.x.err"; head -c 300 "$f.script.err")"; continue; }
+		# the workload of that boot: its exec, by its name, and its switches
+		s=$(grep 'sched:sched_process_exec:' "$f.script" | grep -m1 "filename=/run/wk_boot$k ")
+		w=$(grep 'sched:sched_switch:' "$f.script" | grep -c "prev_comm=wk_boot$k ")
+		[ -n "$s" ] && [ "$(echo "$s" | awk '{ print $1 }')" = "wk_boot$k" ] && [ "$w" -gt 0 ] &&
+			pass "p$k: the workload of boot $k: exec of /run/wk_boot$k with comm wk_boot$k, $w of its sched_switch" ||
+			fail "p$k: the workload of boot $k: exec of /run/wk_boot$k, comm wk_boot$k, its sched_switch" "exec: '${s:-none}', $w switches; $(grep -m2 'process_exec' "$f.script")"
+		# up to the panic: the last record within a second of it (the
+		# guest's uptime just before sysrq c; the records' clock is perf's)
+		pt=$(sed -n "s/^QT p: panic$k uptime=\([0-9.]*\).*/\1/p" "$R/p.log" | head -1)
+		lt=$(awk '{ for (i = 1; i <= NF; i++) if ($i ~ /^[0-9]+\.[0-9]+:$/) { t = $i + 0; break } } END { printf "%.6f", t }' "$f.script")
+		awk -v p="${pt:-0}" -v l="$lt" 'BEGIN { exit !(p > 0 && l - p <= 1 && p - l <= 1) }' &&
+			pass "p$k: the last record at $lt s, the panic at $pt s (uptime)" ||
+			fail "p$k: the last record within a second of the panic" "last $lt, panic ${pt:-?}"
+		readers "p$k" "$f"
+	done
+fi
+
 finish

@@ -47,7 +47,7 @@ probe() {
 	TRACEPOINTS) echo "sched:sched_switch" ;; LIST) echo "-l" ;; CALLCHAIN) echo "cpu-clock stack" ;;
 	TRIPWIRE) echo "trip=segv" ;; SERIAL) echo "cpu-clock baud=9600" ;; FRAME) echo "cpu-clock frame=text" ;;
 	TRACK) echo "cpu-clock procs=5" ;; ZSTD) echo "cpu-clock zstd" ;;
-	LEAN) echo "cpu-clock lean" ;; COVER) echo "cpu-clock trim" ;;
+	LEAN) echo "cpu-clock lean" ;; COVER) echo "cpu-clock trim" ;; PERSIST) echo "-b" ;;
 	esac
 }
 for cfg in defconfig allnoconfig allyesconfig $(for s in $syms; do echo "no-$s"; done); do
