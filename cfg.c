@@ -422,9 +422,12 @@ static long num_in(const char *tok, const char *s, long lo, long hi, const char 
 	return v;
 }
 
-/* The keys, as the unknown-key error lists them. Each once: a second
- * listen= or buf= is a mistake, not an override (trip= repeats). */
-#define KEYS "buf= cpus= out= trip= after= holdoff= count= dumps= procs= frame= baud= listen= key= engine= persist="
+/* The keys, in the unknown-key error (one string: the list is KEYS of
+ * it). Each once: a second listen= or buf= is a mistake, not an
+ * override (trip= repeats). */
+static const char unknown_key[] = "unknown key (buf= cpus= out= trip= after= holdoff= count= dumps= procs= "
+				  "frame= baud= listen= key= engine= persist=)";
+#define KEYS (unknown_key + 13)
 static void key_once(const char *key)
 {
 	const char *k = KEYS;
@@ -573,7 +576,7 @@ static void cfg_parse(char *s)
 				cfg_out = eq + 1;
 			} else {
 				*eq = '=';
-				bad(tok, "unknown key (" KEYS ")");
+				bad(tok, unknown_key);
 			}
 		} else {
 			cfg_event(tok, tok);

@@ -380,7 +380,7 @@ void pd_features_build(int argc, char **argv, int ncpu_avail, int ncpu_online)
 			fput32(&feats, c[i]);
 		feat_end();
 	}
-	ktext = pd_ktext ? pd_ktext : kernel_text() - pd_kdelta;
+	ktext = !CFG_PERSIST ? kernel_text() : pd_ktext ? pd_ktext : kernel_text() - pd_kdelta;
 	if (CFG_BUILDID)
 		kernel_build_id();
 }

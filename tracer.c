@@ -344,13 +344,11 @@ static _Noreturn void usage(int code)
 	static const char head[] =
 "usage: tracer [-o FILE|DEVICE|FIFO] [-f CONFIG_FILE | 'CONFIG']   record\n"
 "       tracer -x [-n N] [-o FILE] < CAPTURE    extract framed dumps\n"
-"       tracer -b [-o FILE] ['KEYS']             the boot before (persist=)\n"
 "       tracer -l | -h                          list events | this help\n";
 	static const char full[] =
-"Records system-wide perf events into one overwriting ring per CPU, then\n"
-"sleeps. SIGUSR2 or a tripwire dumps them as perf.data. SIGUSR1: recording\n"
-"off, SIGCONT: on. Any other ending signal (INT TERM HUP ...) dumps and\n"
-"exits: 0 if that dump was written, 1 if not, 2 for a usage error.\n"
+"Records system-wide perf events into an overwriting ring per CPU, then sleeps.\n"
+"SIGUSR2 or a tripwire dumps them as perf.data; SIGUSR1: off, SIGCONT: on. Any\n"
+"other ending signal dumps and exits: 0 if written, 1 if not, 2: usage error.\n"
 "  -o FILE  dumps go to FILE, FILE.1, ... (never overwritten); a tty or\n"
 "           fifo gets one stream (a tty in raw mode). Default: stdout\n"
 "CONFIG: items separated by spaces, newlines or ';'\n"
@@ -365,6 +363,7 @@ static _Noreturn void usage(int code)
 "  full|lean perf's layout  engine=perf|ftrace tracepoints'  frame=text  zstd\n"
 "  trim  all CPUs from one start    listen=IP:PORT|@NAME  a dump per connection\n"
 "  key=FILE  the secret a client sends first (listen= beyond 127.x needs it)\n"
+"  persist=NAME  record in a crash-proof instance; tracer -b: the boot before\n"
 "Default: " DEFAULT_CONFIG " buf=128k\n";
 
 	write(code ? 2 : 1, head, sizeof(head) - 1);
@@ -442,7 +441,7 @@ int main(int argc, char **argv)
 				return 0;
 			case 'b':
 				if (!CFG_PERSIST)
-					die(2, "-b is not built in (CONFIG_PERSIST)");
+					die(2, "-b: %s", "surviving a crash is not built in (CONFIG_PERSIST)");
 				boot = 1;
 				break;
 			case 'x':
