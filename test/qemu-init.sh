@@ -159,9 +159,10 @@ if grep -q tracer_p /proc/cmdline; then
 		poweroff -f
 	fi
 	say "p: tracer=$tp"
-	cp /bin/busybox /run/wk_boot$k
-	/run/wk_boot$k sleep 0.3
+	cp /bin/wk_hot /run/wk_boot$k
+	/run/wk_boot$k spin 300
 	say "p: panic$k uptime=$(cut -d' ' -f1 /proc/uptime)"
+	usleep 200000	# the console takes the line before the panic stops it
 	echo c >/proc/sysrq-trigger
 	sleep 10
 	say "p: no panic"

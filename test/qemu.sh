@@ -887,7 +887,12 @@ if [ -z "${ONLY##*p*}" ]; then
 	printf '%q ' "${PQ[@]}" >"$R/p.qemu.cmd"; echo >>"$R/p.qemu.cmd"
 	echo "qemu: $(cat "$R/p.qemu.cmd")"
 	"${PQ[@]}" >"$R/p.qemu.out" 2>&1; PRC=$?
-	tr -d '\r' <"$PLOG" >"$R/p.log"
+	# (a guest line a kernel message ran into, joined again as for a-d)
+	tr -d '\r' <"$PLOG" | awk '
+		held != "" { $0 = held $0; held = "" }
+		/^\[ *[0-9]+\.[0-9]+\] / && (i = index($0, "QT ")) > 1 { $0 = substr($0, i) }
+		/^QT / && match($0, /\[ *[0-9]+\.[0-9]+\] /) && RSTART > 1 { held = substr($0, 1, RSTART - 1); next }
+		{ print }' >"$R/p.log"
 	grep -a '^QT p' "$R/p.log" | grep -v ' err: ' | head -40
 	n=$(grep -ac '^QT p: panic' "$R/p.log")
 	grep -aq '^QT all done' "$R/p.log" && [ "$n" = "$PB" ] &&
