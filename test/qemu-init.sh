@@ -169,6 +169,37 @@ if grep -q tracer_p /proc/cmdline; then
 	poweroff -f
 fi
 
+# m: pstore's pmsg (a kernel with PSTORE_PMSG, ramoops on memory a warm
+# reboot keeps: "tracer_m" on the command line). Boot 1 dumps into
+# /dev/pmsg0 and panics; boot 2 finds the dump in /sys/fs/pstore.
+if grep -q tracer_m /proc/cmdline; then
+	mkdir -p /run/pstore
+	mount -t pstore pstore /run/pstore || say "m: mount pstore failed"
+	if [ -e /run/pstore/pmsg-ramoops-0 ]; then
+		say "m: pstore $(cd /run/pstore && ls | tr '\n' ' ')"
+		say "m: pmsg begin"
+		cat /run/pstore/pmsg-ramoops-0
+		echo
+		say "m: pmsg end"
+		say "all done, uptime $(cut -d' ' -f1 /proc/uptime)"
+		poweroff -f
+	fi
+	/bin/tracer -o /dev/pmsg0 "sched:sched_switch sched:sched_process_exec buf=64k frame=text zstd" 2>/run/m.err &
+	tp=$!
+	wait_for /run/m.err recording 60 $tp || say "m: tracer did not start"
+	cp /bin/wk_hot /run/wk_pmsg
+	/run/wk_pmsg spin 200
+	kill -USR2 $tp
+	wait_for /run/m.err "dump 1 (" $DUMP_WAIT $tp || say "m: no dump 1"
+	sed "s/^/QT m err: /" /run/m.err
+	say "m: panic uptime=$(cut -d' ' -f1 /proc/uptime)"
+	usleep 200000
+	echo c >/proc/sysrq-trigger
+	sleep 10
+	say "m: no panic"
+	poweroff -f
+fi
+
 CFG=$TRACER_CONFIG
 
 # r: a kernel tracer cannot record on (4.4: no backward ring buffers):

@@ -73,7 +73,7 @@ export DEBIAN_FRONTEND=noninteractive
 
 # the set ARCH=all runs: ARCH KERNEL [CPU], the first eight as before
 GUESTS="x86_64/6.1 aarch64/6.1 armhf/6.1 s390x/6.1 i386/6.1 mipsel/6.1 mips64el/6.1 ppc64el/6.1
-x86_64/4.9 x86_64/5.10 x86_64/6.12 x86_64/4.4 aarch64/5.10 armhf/5.10 riscv64/6.12 mips/6.1 mips/6.1/24Kc"
+x86_64/4.9 x86_64/5.10 x86_64/6.12 x86_64/4.4 aarch64/5.10 armhf/5.10 riscv64/6.12 mips/6.1 mips/6.1/24Kc x86_64/pmsg"
 if [ "$ARCH" = all ]; then
 	P=0 F=0 S=
 	for g in $GUESTS; do
@@ -239,11 +239,12 @@ mips:6.1) LOCAL=mips-be-6.1.176 ;;
 mips:*) echo "ARCH=mips: KERNEL=6.1 only (../shared/kernels/mips-be-6.1.176)"; exit 2 ;;
 x86_64:4.9) LOCAL=x86_64-4.9.337 ;;
 x86_64:4.4) LOCAL=x86_64-4.4.178 ONLY=r ;;
+x86_64:pmsg) LOCAL=x86_64-6.1.192-pmsg ONLY=m ;;	# pstore pmsg (scenario m)
 *:5.10) SUITE=bullseye ;;
 *:6.1) SUITE=bookworm ;;
 x86_64:6.12) SUITE=trixie; [ -n "$ONLY_GIVEN" ] || ONLY=abcdp ;;
 *:6.12) SUITE=trixie ;;
-*) echo "KERNEL=$KERNEL: 5.10, 6.1 or 6.12 (Debian's), or 4.9 and 4.4 on x86_64"; exit 2 ;;
+*) echo "KERNEL=$KERNEL: 5.10, 6.1 or 6.12 (Debian's), or 4.9, 4.4 and pmsg on x86_64"; exit 2 ;;
 esac
 
 need_root
@@ -932,6 +933,51 @@ if [ -z "${ONLY##*p*}" ]; then
 			fail "p$k: the last record within a second of the panic" "last $lt, panic ${pt:-?}"
 		readers "p$k" "$f"
 	done
+fi
+
+
+# ------------------------------------------------------------------- pmsg
+# m: a dump into pstore's pmsg (x86_64/pmsg: a 6.1 kernel built with
+# PSTORE_PMSG, ../shared/kernels/x86_64-6.1.192-pmsg), in a QEMU of its
+# own that reboots on the guest's panic and keeps its RAM: boot 1 dumps
+# with -o /dev/pmsg0 'frame=text zstd' and panics; boot 2 copies
+# /sys/fs/pstore/pmsg-ramoops-0 to the console, whence tracer -x takes it.
+if [ -z "${ONLY##*m*}" ]; then
+	stage pmsg
+	MLOG=$R/m.console.log
+	: >"$MLOG"; : >"$R/m.port"
+	mapfile -t MCA < <(CONLOG=$MLOG subst "${CON_ARGS[@]}")
+	mapfile -t MPA < <(for a in "${PORT_ARGS[@]}"; do echo "${a//%PORT%/$R/m.port}"; done)
+	MQ=(timeout -k 10 120 "$QEMU" "${QEMU_ARGS[@]/512M/1G}" -accel "tcg,thread=$TCG" -smp 2 -nodefaults -display none -monitor none
+		-kernel "$KIMG" -initrd "$R/initrd.gz"
+		-append "console=$CON panic=1 memmap=2M\$0x3f000000 ramoops.mem_address=0x3f000000 ramoops.mem_size=0x200000 ramoops.pmsg_size=0x100000 ramoops.record_size=0x10000 rdinit=/init tracer_m"
+		"${MCA[@]}" "${MPA[@]}" -netdev user,id=n -device "$NIC,netdev=n")
+	printf '%q ' "${MQ[@]}" >"$R/m.qemu.cmd"; echo >>"$R/m.qemu.cmd"
+	echo "qemu: $(cat "$R/m.qemu.cmd")"
+	"${MQ[@]}" >"$R/m.qemu.out" 2>&1; MRC=$?
+	tr -d '\r' <"$MLOG" | awk '
+		held != "" { $0 = held $0; held = "" }
+		/^\[ *[0-9]+\.[0-9]+\] / && (i = index($0, "QT ")) > 1 { $0 = substr($0, i) }
+		/^QT / && match($0, /\[ *[0-9]+\.[0-9]+\] /) && RSTART > 1 { held = substr($0, 1, RSTART - 1); next }
+		{ print }' >"$R/m.log"
+	grep -a '^QT m' "$R/m.log" | head -20
+	e=$(grep -a '^QT m err: ' "$R/m.log" | sed 's/^QT m err: //')
+	echo "$e" | grep -q "dump 1 (signal): .* to /dev/pmsg0" && grep -aq '^QT m: panic' "$R/m.log" &&
+		pass "m: boot 1: dump 1 to /dev/pmsg0 (frame=text zstd), then the panic" ||
+		fail "m: boot 1: dump 1 to /dev/pmsg0, then the panic" "qemu exit $MRC: $(echo "$e" | head -4; grep -a '^QT m' "$R/m.log" | head -4)"
+	grep -aq '^QT m: pstore .*pmsg-ramoops-0' "$R/m.log" && pass "m: boot 2: $(grep -a -m1 '^QT m: pstore' "$R/m.log" | sed 's/^QT m: //')" ||
+		fail "m: boot 2: pmsg-ramoops-0 in /sys/fs/pstore" "qemu exit $MRC: $(grep -a '^QT m' "$R/m.log" | tail -3; tail -c 300 "$R/m.log")"
+	awk 'index($0, "QT m: pmsg begin") == 1 { f = 1; next } index($0, "QT m: pmsg end") == 1 { f = 0 } f' "$R/m.log" >"$R/m.cap"
+	f=$R/m.data
+	rm -f "$f"
+	"$HOST_TRACER" -x -o "$f" <"$R/m.cap" >/dev/null 2>"$R/m.x.err"; rc=$?
+	perf script -i "$f" --symfs="$ROOT" --kallsyms="$SMAP" -F comm,pid,tid,cpu,time,event,trace,ip,sym,dso >"$f.script" 2>"$f.script.err"
+	n=$(grep -c . "$f.script")
+	s=$(grep 'sched:sched_process_exec:' "$f.script" | grep -m1 'filename=/run/wk_pmsg ')
+	[ $rc = 0 ] && [ -n "$s" ] && [ "$(echo "$s" | awk '{ print $1 }')" = wk_pmsg ] &&
+		pass "m: tracer -x on pmsg-ramoops-0 after the reboot: $(grep -o 'dump 1: [0-9]* bytes, ok' "$R/m.x.err"); perf 6.1: $n records, the exec of /run/wk_pmsg" ||
+		fail "m: tracer -x on pmsg-ramoops-0 after the reboot, perf decodes the exec of wk_pmsg" "rc=$rc: $(cat "$R/m.x.err"); $n records; $(head -c 300 "$f.script.err")"
+	[ -s "$f" ] && readers m "$f"
 fi
 
 finish
