@@ -139,6 +139,14 @@ if grep -q tracer_p /proc/cmdline; then
 	I=/sys/kernel/tracing/instances/boot_map
 	n=$(grep -ao 'wk_boot[0-9]*' $I/trace 2>/dev/null | tail -1)
 	n=${n#wk_boot}; n=${n:-0}
+	# tracer_pd: QEMU wrote over part of the region at each reset, so
+	# the records may not name the boot before: the second boot is the
+	# one whose kernel found a boot before's meta data (any word but
+	# the first boot's "mismatch of magic")
+	if grep -q tracer_pd /proc/cmdline; then
+		dmesg | grep 'Ring buffer' | grep -vq 'mismatch of magic' && n=1 || n=0
+		dmesg | grep 'Ring buffer' | sed 's/^/QT pd kernel: /'
+	fi
 	say "p: boot $((n + 1)), uptime $(cut -d' ' -f1 /proc/uptime), last_boot_info $(head -1 $I/last_boot_info 2>&1 | tr '\t' ' ')"
 	if [ $n -gt 0 ]; then
 		say "p: b$n begin"

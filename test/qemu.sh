@@ -933,6 +933,34 @@ if [ -z "${ONLY##*p*}" ]; then
 			fail "p$k: the last record within a second of the panic" "last $lt, panic ${pt:-?}"
 		readers "p$k" "$f"
 	done
+	# pd: the region damaged: QEMU's loader writes 64 KiB of 0xff one MiB
+	# into it at every reset (the address as the kernel reported it
+	# above), after a boot that recorded: tracer -b says what it found
+	# or that nothing holds a boot before, and nothing crashes
+	pa=$(sed -n 's/.*mapped boot instance boot_map at physical memory 0x\([0-9a-f]*\) .*/\1/p' "$R/p.log" | head -1)
+	if [ -z "$pa" ]; then
+		fail "pd: the region's address from the kernel's boot line" "$(grep -a -m2 'boot_map' "$R/p.log")"
+	else
+		head -c 65536 /dev/zero | tr '\0' '\377' >"$R/pd.ff"
+		PD=(timeout -k 10 100 "${PQ[@]:4}")
+		PD=("${PD[@]/%P_BOOTS=$PB/P_BOOTS=1 tracer_pd}")
+		PD=("${PD[@]/$PLOG/$R/pd.console.log}")
+		: >"$R/pd.console.log"
+		"${PD[@]}" -device "loader,file=$R/pd.ff,addr=0x$(printf '%x' $((0x$pa + 0x100000)))" >"$R/pd.qemu.out" 2>&1; rc=$?
+		tr -d '\r' <"$R/pd.console.log" >"$R/pd.log"
+		grep -a '^QT p\(d\)\?' "$R/pd.log" | head -12
+		e=$(grep -a '^QT p1 err: ' "$R/pd.log" | sed 's/^QT p1 err: //')
+		x=$(sed -n 's/^QT p: b1 exit=\([0-9]*\).*/\1/p' "$R/pd.log" | head -1)
+		# (boot 1's panic is ours: what counts is boot 2's)
+		o=$(awk '/^QT p: boot 2/ { f = 1 } f' "$R/pd.log" | grep -a -c -E 'BUG:|Oops|general protection|Call Trace')
+		k=$(grep -a '^QT pd kernel: ' "$R/pd.log" | grep -v 'mismatch of magic' | head -1 | sed 's/^QT pd kernel: \[ *[0-9.]*\] //')
+		case "$x" in
+		0|1) [ "$o" = 0 ] && echo "$e" | grep -q '^tracer: -b: ' &&
+			pass "pd: a damaged region: the kernel said '$k'; tracer -b exit $x: $(echo "$e" | grep -m1 '^tracer: -b: ' | cut -c1-120)" ||
+			fail "pd: a damaged region: a clear word, no crash" "exit $x, $o oops lines: $(echo "$e" | head -3)" ;;
+		*) fail "pd: a damaged region: tracer -b exits 0 or 1" "exit '${x:-none}' (qemu $rc): $(echo "$e" | head -3; grep -a -m3 -E 'BUG:|Oops' "$R/pd.log")" ;;
+		esac
+	fi
 fi
 
 
