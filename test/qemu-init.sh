@@ -145,7 +145,7 @@ if grep -q tracer_p /proc/cmdline; then
 	# the first boot's "mismatch of magic")
 	if grep -q tracer_pd /proc/cmdline; then
 		dmesg | grep 'Ring buffer' | grep -vq 'mismatch of magic' && n=1 || n=0
-		dmesg | grep 'Ring buffer' | sed 's/^/QT pd kernel: /'
+		dmesg | grep 'Ring buffer' | sed 's/^\[[^]]*\] //; s/^/QT pd kernel: /'	# (no "[ t ]": qt_join)
 	fi
 	say "p: boot $((n + 1)), uptime $(cut -d' ' -f1 /proc/uptime), last_boot_info $(head -1 $I/last_boot_info 2>&1 | tr '\t' ' ')"
 	if [ $n -gt 0 ]; then

@@ -483,6 +483,39 @@ EOF
 	setup_fail "cpio"
 echo "initramfs: $(wc -c <"$R/initrd.gz") bytes, modules:$LOAD"
 
+# qt_join: a console log, \r gone, and a guest line a kernel message ran
+# into joined again ("QT d1 err: ... signal_genera[   15.63] serial8250:
+# too much work for irq4", then "te/sig==10/: hit 94 of 300, ..."), or
+# one that came after a kernel message not yet ended ("[    4.96]
+# wk_hot[79]: segfault at 0 ... error 4QT a: crash=79")
+qt_join() {
+	tr -d '\r' | awk '
+		held != "" { $0 = held $0; held = "" }
+		/^\[ *[0-9]+\.[0-9]+\] / && (i = index($0, "QT ")) > 1 { $0 = substr($0, i) }
+		/^QT / && match($0, /\[ *[0-9]+\.[0-9]+\] /) && RSTART > 1 { held = substr($0, 1, RSTART - 1); next }
+		{ print }'
+}
+
+# reboot_qemu TAG SECONDS APPEND [QEMU ARGS]: the guest in a QEMU of its
+# own that reboots on the guest's panic (panic=1, no -no-reboot) and
+# keeps its RAM, 1 GiB of it (with 512 MiB, 6.12's persistent region lay
+# near the top and lost a CPU's buffer on every reboot, whatever the
+# guest did); its console joined in $R/TAG.log, QEMU's exit in QRC
+reboot_qemu() {
+	local tag=$1 secs=$2 app=$3 a q ca pa
+	shift 3
+	mapfile -t ca < <(CONLOG=$R/$tag.console.log subst "${CON_ARGS[@]}")
+	mapfile -t pa < <(for a in "${PORT_ARGS[@]}"; do echo "${a//%PORT%/$R/$tag.port}"; done)
+	: >"$R/$tag.console.log"; : >"$R/$tag.port"
+	q=(timeout -k 10 "$secs" "$QEMU" "${QEMU_ARGS[@]/512M/1G}" -accel "tcg,thread=$TCG" -smp 2 -nodefaults -display none
+		-monitor none -kernel "$KIMG" -initrd "$R/initrd.gz" -append "console=$CON panic=1 $app rdinit=/init"
+		"${ca[@]}" "${pa[@]}" -netdev user,id=n -device "$NIC,netdev=n" "$@")
+	printf '%q ' "${q[@]}" >"$R/$tag.qemu.cmd"; echo >>"$R/$tag.qemu.cmd"
+	echo "qemu: $(cat "$R/$tag.qemu.cmd")"
+	"${q[@]}" >"$R/$tag.qemu.out" 2>&1; QRC=$?
+	qt_join <"$R/$tag.console.log" >"$R/$tag.log"
+}
+
 # ------------------------------------------------------------------ boot
 stage boot
 CONLOG=$R/console.log
@@ -545,17 +578,8 @@ DONEPID=$!
 wait $QPID; QRC=$?
 kill $DONEPID 2>/dev/null; wait $DONEPID 2>/dev/null
 sleep 0.5; kill $NCPID $NDPID 2>/dev/null; wait $NCPID $NDPID 2>/dev/null
-# the guest's lines, where a kernel message ran into one taken out and
-# the line joined again ("QT d1 err: ... signal_genera[   15.63] serial8250:
-# too much work for irq4", then "te/sig==10/: hit 94 of 300, ..."), or
-# one that came after a kernel message not yet ended
-tr -d '\r' <"$CONLOG" | awk '
-	held != "" { $0 = held $0; held = "" }
-	# a kernel message not yet ended when a guest line came after it
-	# ("[    4.96] wk_hot[79]: segfault at 0 ... error 4QT a: crash=79")
-	/^\[ *[0-9]+\.[0-9]+\] / && (i = index($0, "QT ")) > 1 { $0 = substr($0, i) }
-	/^QT / && match($0, /\[ *[0-9]+\.[0-9]+\] /) && RSTART > 1 { held = substr($0, 1, RSTART - 1); next }
-	/^QT / { print }' >"$R/qt.all"
+# the guest's lines (qt_join)
+qt_join <"$CONLOG" | grep -a '^QT ' >"$R/qt.all"
 grep -av ' err: ' "$R/qt.all" >"$R/qt.txt"
 cat "$R/qt.txt"
 if [ $QRC = 124 ]; then fail "boot: guest finished within ${TIMEOUT}s" "timed out; tail: $(tail -c 600 "$CONLOG" | tr -d '\r')"
@@ -875,30 +899,13 @@ fi
 if [ -z "${ONLY##*p*}" ]; then
 	stage persist
 	PB=${P_BOOTS:-5}
-	PLOG=$R/p.console.log
-	: >"$PLOG"; : >"$R/p.port"
-	mapfile -t PCA < <(CONLOG=$PLOG subst "${CON_ARGS[@]}")
-	mapfile -t PPA < <(for a in "${PORT_ARGS[@]}"; do echo "${a//%PORT%/$R/p.port}"; done)
-	# 1 GiB: with 512 MiB the region (near the top) lost a CPU's buffer
-	# on every reboot ("buffer invalid commit"), whatever the guest did
-	PQ=(timeout -k 10 $((60 + 40 * PB)) "$QEMU" "${QEMU_ARGS[@]/512M/1G}" -accel "tcg,thread=$TCG" -smp 2 -nodefaults -display none -monitor none
-		-kernel "$KIMG" -initrd "$R/initrd.gz"
-		-append "console=$CON panic=1 nokaslr reserve_mem=4M:4096:trace trace_instance=boot_map@trace rdinit=/init tracer_p P_BOOTS=$PB"
-		"${PCA[@]}" "${PPA[@]}" -netdev user,id=n -device "$NIC,netdev=n")
-	printf '%q ' "${PQ[@]}" >"$R/p.qemu.cmd"; echo >>"$R/p.qemu.cmd"
-	echo "qemu: $(cat "$R/p.qemu.cmd")"
-	"${PQ[@]}" >"$R/p.qemu.out" 2>&1; PRC=$?
-	# (a guest line a kernel message ran into, joined again as for a-d)
-	tr -d '\r' <"$PLOG" | awk '
-		held != "" { $0 = held $0; held = "" }
-		/^\[ *[0-9]+\.[0-9]+\] / && (i = index($0, "QT ")) > 1 { $0 = substr($0, i) }
-		/^QT / && match($0, /\[ *[0-9]+\.[0-9]+\] /) && RSTART > 1 { held = substr($0, 1, RSTART - 1); next }
-		{ print }' >"$R/p.log"
+	P_APP="nokaslr reserve_mem=4M:4096:trace trace_instance=boot_map@trace tracer_p"
+	reboot_qemu p $((60 + 40 * PB)) "$P_APP P_BOOTS=$PB"
 	grep -a '^QT p' "$R/p.log" | grep -v ' err: ' | head -40
 	n=$(grep -ac '^QT p: panic' "$R/p.log")
 	grep -aq '^QT all done' "$R/p.log" && [ "$n" = "$PB" ] &&
-		pass "p: $PB boots that panicked (sysrq c, panic=1) and a last one; qemu exit $PRC" ||
-		fail "p: $PB boots that panicked and a last one" "qemu exit $PRC, $n panics: $(grep -a '^QT p' "$R/p.log" | tail -4; tail -c 400 "$R/p.log")"
+		pass "p: $PB boots that panicked (sysrq c, panic=1) and a last one; qemu exit $QRC" ||
+		fail "p: $PB boots that panicked and a last one" "qemu exit $QRC, $n panics: $(grep -a '^QT p' "$R/p.log" | tail -4; tail -c 400 "$R/p.log")"
 	sym=(--symfs="$ROOT" --kallsyms="$SMAP")
 	for k in $(seq 1 "$PB"); do
 		e=$(grep -a "^QT p$k err: " "$R/p.log" | sed "s/^QT p$k err: //")
@@ -942,23 +949,19 @@ if [ -z "${ONLY##*p*}" ]; then
 		fail "pd: the region's address from the kernel's boot line" "$(grep -a -m2 'boot_map' "$R/p.log")"
 	else
 		head -c 65536 /dev/zero | tr '\0' '\377' >"$R/pd.ff"
-		PD=(timeout -k 10 100 "${PQ[@]:4}")
-		PD=("${PD[@]/%P_BOOTS=$PB/P_BOOTS=1 tracer_pd}")
-		PD=("${PD[@]/$PLOG/$R/pd.console.log}")
-		: >"$R/pd.console.log"
-		"${PD[@]}" -device "loader,file=$R/pd.ff,addr=0x$(printf '%x' $((0x$pa + 0x100000)))" >"$R/pd.qemu.out" 2>&1; rc=$?
-		tr -d '\r' <"$R/pd.console.log" >"$R/pd.log"
+		reboot_qemu pd 100 "$P_APP P_BOOTS=1 tracer_pd" \
+			-device "loader,file=$R/pd.ff,addr=0x$(printf '%x' $((0x$pa + 0x100000)))"
 		grep -a '^QT p\(d\)\?' "$R/pd.log" | head -12
 		e=$(grep -a '^QT p1 err: ' "$R/pd.log" | sed 's/^QT p1 err: //')
 		x=$(sed -n 's/^QT p: b1 exit=\([0-9]*\).*/\1/p' "$R/pd.log" | head -1)
 		# (boot 1's panic is ours: what counts is boot 2's)
 		o=$(awk '/^QT p: boot 2/ { f = 1 } f' "$R/pd.log" | grep -a -c -E 'BUG:|Oops|general protection|Call Trace')
-		k=$(grep -a '^QT pd kernel: ' "$R/pd.log" | grep -v 'mismatch of magic' | head -1 | sed 's/^QT pd kernel: \[ *[0-9.]*\] //')
+		k=$(grep -a '^QT pd kernel: ' "$R/pd.log" | grep -v 'mismatch of magic' | head -1 | sed 's/^QT pd kernel: //')
 		case "$x" in
 		0|1) [ "$o" = 0 ] && echo "$e" | grep -q '^tracer: -b: ' &&
 			pass "pd: a damaged region: the kernel said '$k'; tracer -b exit $x: $(echo "$e" | grep -m1 '^tracer: -b: ' | cut -c1-120)" ||
 			fail "pd: a damaged region: a clear word, no crash" "exit $x, $o oops lines: $(echo "$e" | head -3)" ;;
-		*) fail "pd: a damaged region: tracer -b exits 0 or 1" "exit '${x:-none}' (qemu $rc): $(echo "$e" | head -3; grep -a -m3 -E 'BUG:|Oops' "$R/pd.log")" ;;
+		*) fail "pd: a damaged region: tracer -b exits 0 or 1" "exit '${x:-none}' (qemu $QRC): $(echo "$e" | head -3; grep -a -m3 -E 'BUG:|Oops' "$R/pd.log")" ;;
 		esac
 	fi
 fi
@@ -972,29 +975,14 @@ fi
 # /sys/fs/pstore/pmsg-ramoops-0 to the console, whence tracer -x takes it.
 if [ -z "${ONLY##*m*}" ]; then
 	stage pmsg
-	MLOG=$R/m.console.log
-	: >"$MLOG"; : >"$R/m.port"
-	mapfile -t MCA < <(CONLOG=$MLOG subst "${CON_ARGS[@]}")
-	mapfile -t MPA < <(for a in "${PORT_ARGS[@]}"; do echo "${a//%PORT%/$R/m.port}"; done)
-	MQ=(timeout -k 10 120 "$QEMU" "${QEMU_ARGS[@]/512M/1G}" -accel "tcg,thread=$TCG" -smp 2 -nodefaults -display none -monitor none
-		-kernel "$KIMG" -initrd "$R/initrd.gz"
-		-append "console=$CON panic=1 memmap=2M\$0x3f000000 ramoops.mem_address=0x3f000000 ramoops.mem_size=0x200000 ramoops.pmsg_size=0x100000 ramoops.record_size=0x10000 rdinit=/init tracer_m"
-		"${MCA[@]}" "${MPA[@]}" -netdev user,id=n -device "$NIC,netdev=n")
-	printf '%q ' "${MQ[@]}" >"$R/m.qemu.cmd"; echo >>"$R/m.qemu.cmd"
-	echo "qemu: $(cat "$R/m.qemu.cmd")"
-	"${MQ[@]}" >"$R/m.qemu.out" 2>&1; MRC=$?
-	tr -d '\r' <"$MLOG" | awk '
-		held != "" { $0 = held $0; held = "" }
-		/^\[ *[0-9]+\.[0-9]+\] / && (i = index($0, "QT ")) > 1 { $0 = substr($0, i) }
-		/^QT / && match($0, /\[ *[0-9]+\.[0-9]+\] /) && RSTART > 1 { held = substr($0, 1, RSTART - 1); next }
-		{ print }' >"$R/m.log"
+	reboot_qemu m 120 "memmap=2M\$0x3f000000 ramoops.mem_address=0x3f000000 ramoops.mem_size=0x200000 ramoops.pmsg_size=0x100000 ramoops.record_size=0x10000 tracer_m"
 	grep -a '^QT m' "$R/m.log" | head -20
 	e=$(grep -a '^QT m err: ' "$R/m.log" | sed 's/^QT m err: //')
 	echo "$e" | grep -q "dump 1 (signal): .* to /dev/pmsg0" && grep -aq '^QT m: panic' "$R/m.log" &&
 		pass "m: boot 1: dump 1 to /dev/pmsg0 (frame=text zstd), then the panic" ||
-		fail "m: boot 1: dump 1 to /dev/pmsg0, then the panic" "qemu exit $MRC: $(echo "$e" | head -4; grep -a '^QT m' "$R/m.log" | head -4)"
+		fail "m: boot 1: dump 1 to /dev/pmsg0, then the panic" "qemu exit $QRC: $(echo "$e" | head -4; grep -a '^QT m' "$R/m.log" | head -4)"
 	grep -aq '^QT m: pstore .*pmsg-ramoops-0' "$R/m.log" && pass "m: boot 2: $(grep -a -m1 '^QT m: pstore' "$R/m.log" | sed 's/^QT m: //')" ||
-		fail "m: boot 2: pmsg-ramoops-0 in /sys/fs/pstore" "qemu exit $MRC: $(grep -a '^QT m' "$R/m.log" | tail -3; tail -c 300 "$R/m.log")"
+		fail "m: boot 2: pmsg-ramoops-0 in /sys/fs/pstore" "qemu exit $QRC: $(grep -a '^QT m' "$R/m.log" | tail -3; tail -c 300 "$R/m.log")"
 	awk 'index($0, "QT m: pmsg begin") == 1 { f = 1; next } index($0, "QT m: pmsg end") == 1 { f = 0 } f' "$R/m.log" >"$R/m.cap"
 	f=$R/m.data
 	rm -f "$f"
