@@ -473,22 +473,6 @@ int main(int argc, char **argv)
 		die(2, "-b and -x: one or the other");
 	if (extract)
 		return frame_extract(sel, out);
-	if (CFG_PERSIST && boot) {
-		/* The boot before can be read only once: where it goes is
-		 * checked first. Its config is what it holds (and the keys
-		 * given). */
-		if (!out && isatty(1) && !(config && xstrstr(config, "frame=text")))
-			die(2, "-b: stdout is a terminal: give -o FILE, pipe it, or use frame=text");
-		if (out && (c = open(out, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600)) >= 0)
-			close(c), unlink(out);
-		else if (out && errno != EEXIST)
-			die(1, "-b: -o %s:", out);
-		char *n = ft_boot(), *b;
-		size_t k = (config ? strlen(config) : 0) + strlen(n) + 2;
-
-		fmt(b = xmalloc(k), k, "%s %s", config ? config : "", n);
-		config = b;
-	}
 
 	/* Signals arrive in one place, the signalfd, read in the loop;
 	 * from now on, before anything can take long or block. Every
@@ -509,6 +493,23 @@ int main(int argc, char **argv)
 	if (sfd < 0)
 		die(1, "signalfd:");
 
+	if (CFG_PERSIST && boot) {
+		/* The boot before can be read only once: where it goes is
+		 * checked first, and the signals wait in the signalfd (an
+		 * ending one then takes the final path: the dump, at once).
+		 * Its config is what it holds (and the keys given). */
+		if (!out && isatty(1) && !(config && xstrstr(config, "frame=text")))
+			die(2, "-b: stdout is a terminal: give -o FILE, pipe it, or use frame=text");
+		if (out && (c = open(out, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600)) >= 0)
+			close(c), unlink(out);
+		else if (out && errno != EEXIST)
+			die(1, "-b: -o %s:", out);
+		char *n = ft_boot(), *b;
+		size_t k = (config ? strlen(config) : 0) + strlen(n) + 2;
+
+		fmt(b = xmalloc(k), k, "%s %s", config ? config : "", n);
+		config = b;
+	}
 	cfg_load(config, out);
 	if (CFG_PERSIST && boot)
 		cfg_procs = 0;		/* no process of this boot's */
