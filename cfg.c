@@ -57,6 +57,17 @@ static const char named[] =
 	"\x43" "cache-misses\0" "\x44" "branches\0" "\x44" "branch-instructions\0"
 	"\x45" "branch-misses\0" "\x46" "bus-cycles\0" "\x49" "ref-cycles\0";
 
+/* A hardware (0) or software (1) event's name, or 0. */
+const char *cfg_named(u32 type, u64 config)
+{
+	const char *n;
+
+	for (n = named; *n; n += strlen(n) + 1)
+		if ((u64)(*n & 15) == config && *n >> 4 == 4 + (int)type)
+			return n + 1;
+	return 0;
+}
+
 /* A token ends at a separator outside of a /filter/. */
 static size_t tok_len(const char *s)
 {

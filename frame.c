@@ -281,23 +281,27 @@ static int xwrite(const char *name, struct xdump *d)
 	return 0;
 }
 
-/* Read the capture, recover every framed dump, write the chosen one(s):
- * -n's, or the last complete one. NUL bytes (line noise, a board's
+/* Read the capture (pre[0, n), then fd), recover every framed dump,
+ * write the chosen one(s): -n's, or the last complete one; or hand each
+ * to each (tracer -p). NUL bytes (line noise, a board's
  * reset) end a line. Exit 0 when what was asked for came out whole,
  * else 1. */
-int frame_extract(int sel, const char *out)
+int frame_extract(int sel, const char *out, const void *pre, size_t n, int fd,
+		  void (*each)(const u8 *, size_t))
 {
 	struct xdump *d = 0;
 	char *buf = 0, *line, *nl, *end;
-	size_t n = 0, cap = 0, dcap = 0, i;
+	size_t cap = 0, dcap = 0, i;
 	ssize_t r;
 	long ln = 0;
 	int nd = 0, rc = 0, cur = -1;
 
+	buf = xrealloc(buf, 0, cap = n + 65536);
+	memcpy(buf, pre, n);
 	for (;;) {
 		if (n + 65536 > cap)
 			buf = xrealloc(buf, n, cap = cap * 2 + 65536);
-		if ((r = read(0, buf + n, cap - n - 1)) <= 0)
+		if ((r = read(fd, buf + n, cap - n - 1)) <= 0)
 			break;
 		n += r;
 	}
@@ -338,8 +342,15 @@ int frame_extract(int sel, const char *out)
 	}
 	if (!nd)
 		die(1, "no framed dump in the input");
-	for (i = 0; i < (size_t)nd; i++)
+	for (i = 0; i < (size_t)nd; i++) {
 		msg("dump %d: %L bytes, %s", d[i].dump, (u64)d[i].n, d[i].bad ? "DAMAGED" : "ok");
+		if (each) {
+			each(d[i].b, d[i].n);
+			rc |= d[i].bad;
+		}
+	}
+	if (each)
+		return rc;
 	if (out) {
 		char name[4096];
 

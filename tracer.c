@@ -24,6 +24,7 @@
 #include <sys/stat.h>
 #include "config.h"
 #include "frame.h"
+#include "print.h"
 #include "sink.h"
 #include "pull.h"
 #include "cfg.h"
@@ -344,6 +345,7 @@ static _Noreturn void usage(int code)
 	static const char head[] =
 "usage: tracer [-o FILE|DEVICE|FIFO] [-f CONFIG_FILE | 'CONFIG']   record\n"
 "       tracer -x [-n N] [-o FILE] < CAPTURE    extract framed dumps\n"
+"       tracer -p [FILE]                        print a dump as text\n"
 "       tracer -l | -h                          list events | this help\n";
 	static const char full[] =
 "Records system-wide perf events into an overwriting ring per CPU, then sleeps.\n"
@@ -397,7 +399,7 @@ int main(int argc, char **argv)
 	char *config = 0, *out = 0;
 	sigset_t set;
 	u64 possible[16];
-	int i, c, sfd, ncpu = 0, extract = 0, sel = 0, shut = 0, boot = 0;
+	int i, c, sfd, ncpu = 0, extract = 0, sel = 0, shut = 0, boot = 0, print = 0;
 	unsigned long long v;
 
 	/* Descriptors 0-2 that an init script or a daemon left closed are
@@ -449,6 +451,11 @@ int main(int argc, char **argv)
 					die(2, "-x is not built in (CONFIG_FRAME)");
 				extract = 1;
 				break;
+			case 'p':
+				if (!CFG_PRINT)
+					die(2, "-p is not built in (CONFIG_PRINT)");
+				print = 1;
+				break;
 			case 'h':
 				usage(0);
 			default:
@@ -457,6 +464,11 @@ int main(int argc, char **argv)
 			if (arg)
 				break;
 		}
+	}
+	if (print) {
+		if (extract || boot || out || config || i + 1 < argc)
+			die(2, "-p takes one FILE, or reads stdin, and nothing else");
+		return print_main(argv[i]);
 	}
 	if (i < argc) {
 		if (extract)
@@ -472,7 +484,7 @@ int main(int argc, char **argv)
 	if (extract && boot)
 		die(2, "-b and -x: one or the other");
 	if (extract)
-		return frame_extract(sel, out);
+		return frame_extract(sel, out, "", 0, 0, 0);
 
 	/* Signals arrive in one place, the signalfd, read in the loop;
 	 * from now on, before anything can take long or block. Every

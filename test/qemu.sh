@@ -280,7 +280,14 @@ if [ -n "$CROSS" ] && ! command -v "$WCC" >/dev/null; then
 fi
 # the kernel, its System.map, its modules (MODDIR, empty: drivers built
 # in) and busybox
-if [ -n "$LOCAL" ]; then
+if [ "$KERNEL" = pmsg ] && [ ! -d "$KERNELS/$LOCAL" ]; then
+	# no Debian kernel has PSTORE_PMSG: build one (about 5 minutes, once)
+	L=$CACHE/$ARCH/pmsg-kernel
+	[ -e "$L/.done" ] || echo "building the pmsg kernel (test/mkpmsg.sh $L)"
+	test/mkpmsg.sh "$L" >"$R/mkpmsg.log" 2>&1 || setup_fail "test/mkpmsg.sh $L" "$(tail -3 "$R/mkpmsg.log")"
+	LOCAL=x86_64-$(sed -n '1s/ .*//p' "$L/README")-pmsg KVER=${LOCAL#*-}
+	KDIR=$L KPKG=$LOCAL KIMG=$L/bzImage SMAP=$L/System.map MODDIR= KSRC=$L
+elif [ -n "$LOCAL" ]; then
 	L=$KERNELS/$LOCAL
 	if [ ! -d "$L" ]; then
 		skip "$ARCH $KERNEL" "no $L (set TRACER_KERNELS to the folder of ../shared/kernels)"

@@ -1,0 +1,702 @@
+/* print.c - tracer -p: a dump as text on the board itself, where there
+ * is no perf. It reads what tracer writes (a pipe-mode stream, a
+ * file-mode perf.data, a frame=text capture through frame.c, zstd
+ * records through zstd.c) and perf record's files, of either byte order,
+ * and prints a line per record in perf script's shape, oldest first:
+ *
+ *   comm  tid [cpu] sec.usec: sys:name: field=value ...
+ *   comm  tid [cpu] sec.usec: cpu-clock: ip
+ *
+ * Tracepoint fields come from the dump's own format files (its tracing
+ * data), printed as the kernel's options/fields does, whatever the print
+ * format says: integers by their size and sign, char arrays and
+ * __data_loc and __rel_loc strings as text, other arrays as hex bytes.
+ * Processes are named from the dump's COMM records, taken in time
+ * order, and FORK gives a child its parent's name, as perf does. The
+ * side-band records that happened while recording (a time in their
+ * trailer) print as PERF_RECORD_COMM, EXIT, FORK and MMAP2 lines; the
+ * snapshot of /proc (time 0) names processes and is not printed.
+ *
+ * A stream prints at each round (each dump ends with one), so
+ * `tracer | tracer -p` prints the dumps as they come. No size read is
+ * trusted: a record that does not fit where it is ends the input, with
+ * its offset, after what came before it is printed.
+ */
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <string.h>
+#include <unistd.h>
+#include "config.h"
+#include "sink.h"
+#include "frame.h"
+#include "zstd.h"
+#include "cfg.h"
+#include "print.h"
+
+#define MAXEV 256
+#define MAXID 8192
+#define MAXTP 4096
+#define NCOMM 8192
+#define MAXREC (1 << 16)
+#define ZCAP (MAXREC + (2 << 20))	/* a frame's content is up to 64 KiB here */
+
+static int pbe, tbe, bad;	/* big-endian perf fields, tracing data; an error */
+static struct { u32 type; u64 cfg, st; } ev[MAXEV];
+static struct { u64 id; int ev; } idt[MAXID];
+static struct { long id; const u8 *sys, *f, *e; } tp[MAXTP];
+static int nevs, nid, ntp;
+static u8 *q;			/* the records of this round */
+static size_t qn, qcap, nix, ixcap;
+static struct ent { u64 t, off; } *ix;
+static struct { u32 tid; char c[16]; } ct[NCOMM];	/* tid + 1, 0: free */
+
+static u64 val(const u8 *p, int n, int be)
+{
+	u64 v = 0;
+	int i;
+
+	for (i = 0; i < n; i++)
+		v |= (u64)p[i] << 8 * (be ? n - 1 - i : i);
+	return v;
+}
+#define G16(p) (u32)val(p, 2, pbe)
+#define G32(p) (u32)val(p, 4, pbe)
+#define G64(p) val(p, 8, pbe)
+
+static void put(const char *s)
+{
+	out_put(s, strlen(s));
+}
+
+/* v in decimal, zero-padded to w digits */
+static void pnum(u64 v, int w)
+{
+	char b[24], *e = utoa(b + 4, v);
+
+	*e = 0;
+	while (e - b - 4 < w--)
+		put("0");
+	put(b + 4);
+}
+
+static char *itoa(char *b, u32 v)	/* a pid or tid: -1 is one */
+{
+	if ((int)v < 0)
+		*b++ = '-', v = -v;
+	return utoa(b, v);
+}
+
+static void pnum_s(u64 v, int n)	/* signed, n bytes */
+{
+	if (n < 8 && v >> (8 * n - 1))
+		v |= ~0ULL << 8 * n;
+	if ((long long)v < 0)
+		put("-"), v = -v;
+	pnum(v, 0);
+}
+
+static void phex(u64 v)
+{
+	char b[24], *p = b + 23;
+
+	*p = 0;
+	do
+		*--p = "0123456789abcdef"[v & 15];
+	while (v >>= 4);
+	put(p);
+}
+
+static void oops(const char *what, u64 at)
+{
+	out_end();
+	msg("%s at offset %L", what, at);
+	bad = 1;
+}
+
+/* A tid's name, or a place for it. */
+static char *comm(u32 tid, int add)
+{
+	u32 h = tid * 2654435761U % NCOMM, i;
+
+	for (i = 0; i < 64; i++, h = (h + 1) % NCOMM)
+		if (ct[h].tid == tid + 1 || (add && !ct[h].tid)) {
+			ct[h].tid = tid + 1;
+			return ct[h].c;
+		}
+	return 0;
+}
+
+/* The sample fields tracer -p uses, in their order in a sample and in
+ * the sample_id_all trailer (bit numbers of sample_type). */
+struct smp {
+	u64 id, ip, t;
+	u32 pid, tid, cpu, rawn;
+	const u8 *raw;
+};
+
+static int sfields(const u8 *b, const u8 *e, u64 st, struct smp *s, int trailer)
+{
+	static const u8 so[] = { 16, 0, 1, 2, 3, 6, 9, 7, 8, 99 }, to[] = { 1, 2, 6, 9, 7, 16, 99 };
+	const u8 *o = trailer ? to : so;
+	u64 v;
+
+	for (; *o != 99; o++) {
+		if (!(st >> *o & 1))
+			continue;
+		if (b + 8 > e)
+			return -1;
+		v = G64(b);
+		if (*o == 16 || *o == 6)
+			s->id = v;
+		if (*o == 0)
+			s->ip = v;
+		if (*o == 1)
+			s->pid = G32(b), s->tid = G32(b + 4);
+		if (*o == 2)
+			s->t = v;
+		if (*o == 7)
+			s->cpu = G32(b);
+		b += 8;
+	}
+	if (trailer || st & 16)	/* READ: not read here */
+		return 0;
+	if (st & S_CALLCHAIN) {
+		if (b + 8 > e || (v = G64(b)) > (u64)(e - b) / 8 - 1)
+			return -1;
+		b += 8 + 8 * v;
+	}
+	if (st & S_RAW) {
+		if (b + 4 > e || (s->rawn = G32(b)) > (u64)(e - b) - 4)
+			return -1;
+		s->raw = b + 4;
+	}
+	return 0;
+}
+
+/* The sample_id_all trailer of a side-band record of size n. */
+static int trailer(const u8 *p, u32 n, struct smp *s)
+{
+	u64 st = ev[0].st & (1 << 1 | 1 << 2 | 1 << 6 | 1 << 7 | 1 << 9 | 1 << 16);
+	u32 k = 8 * __builtin_popcountll(st);
+
+	return !nevs || k + 8 > n ? -1 : sfields(p + n - k, p + n, st, s, 1);
+}
+
+static int ev_of(u64 id)
+{
+	int i;
+
+	for (i = 0; i < nid; i++)
+		if (idt[i].id == id)
+			return idt[i].ev;
+	return nevs == 1 ? 0 : -1;
+}
+
+/* A sample, parsed by its event's sample_type (the id comes before
+ * anything that differs); its event, or -1. */
+static int sample(const u8 *p, u32 n, struct smp *s)
+{
+	int e;
+
+	memset(s, 0, sizeof(*s));
+	if (!nevs)
+		return -1;
+	sfields(p + 8, p + n, ev[0].st, s, 0);
+	if ((e = ev_of(s->id)) < 0)
+		return -1;
+	memset(s, 0, sizeof(*s));
+	return sfields(p + 8, p + n, ev[e].st, s, 0) < 0 ? -1 : e;
+}
+
+/* ---- the tracing data: the format of each tracepoint ---- */
+
+static u64 tv(const u8 **p, const u8 *e, int n)
+{
+	u64 v = *p + n <= e ? val(*p, n, tbe) : ~0ULL >> 1;
+
+	*p += n;
+	return v;
+}
+
+/* key in [l, e): just past it, or 0 */
+static const u8 *find(const u8 *l, const u8 *e, const char *key)
+{
+	size_t k = strlen(key);
+
+	for (; l + k <= e; l++)
+		if (!memcmp(l, key, k))
+			return l + k;
+	return 0;
+}
+
+/* "key:N" in [l, e), or 0 */
+static long fnum(const u8 *l, const u8 *e, const char *key)
+{
+	return (l = find(l, e, key)) ? (long)xtou((char *)l, 0, 10) : 0;
+}
+
+static const u8 *eol(const u8 *l, const u8 *e)
+{
+	while (l < e && *l != '\n')
+		l++;
+	return l;
+}
+
+static void tracing(const u8 *b, size_t n)
+{
+	const u8 *p = b + 10, *e = b + n, *sys;
+	u64 i, k, ns, sz;
+
+	if (n < 20 || memcmp(b + 3, "tracing", 7))
+		return oops("no tracing data", 0);
+	while (p < e && *p++)
+		;
+	if (p + 6 > e)
+		return;
+	tbe = *p, p += 6;
+	for (i = 0; i < 2; i++) {	/* header_page, header_event */
+		while (p < e && *p++)
+			;
+		sz = tv(&p, e, 8);
+		p += sz < (u64)(e - b) ? sz : (u64)(e - b);
+	}
+	for (k = tv(&p, e, 4); k-- && p < e;) {	/* ftrace's own */
+		sz = tv(&p, e, 8);
+		p += sz < (u64)(e - b) ? sz : (u64)(e - b);
+	}
+	for (ns = tv(&p, e, 4); ns-- && p < e;) {
+		sys = p;
+		while (p < e && *p++)
+			;
+		for (k = tv(&p, e, 4); k-- && p < e;) {
+			sz = tv(&p, e, 8);
+			if (sz > (u64)(e - p))
+				return oops("a format past the tracing data", p - b);
+			if (ntp < MAXTP)
+				tp[ntp++] = (typeof(tp[0])){ fnum(p, p + sz, "ID: "), sys, p, p + sz };
+			p += sz;
+		}
+	}
+}
+
+static int tp_of(u64 id)
+{
+	int i;
+
+	for (i = 0; i < ntp; i++)
+		if ((u64)tp[i].id == id)
+			return i;
+	return -1;
+}
+
+/* The fields of tracepoint t from its raw data, name=value. A format
+ * line: "\tfield:TYPE NAME[N];\toffset:O;\tsize:S;\tsigned:G;". */
+static void tfields(int t, const u8 *r, u32 n)
+{
+	const u8 *l = tp[t].f, *e = tp[t].e, *le, *d, *s, *x, *nm;
+	u32 off, sz, len, i, loc;
+	u64 v;
+
+	for (; l < e; l = le + 1) {
+		le = eol(l, e);
+		if (!(d = find(l, le, "field:")))
+			continue;
+		for (x = d; x < le && *x != ';'; x++)
+			;
+		off = fnum(x, le, "offset:"), sz = fnum(x, le, "size:");
+		if (x > d && x[-1] == ']')
+			while (x > d && *x != '[')
+				x--;
+		for (nm = x; nm > d && nm[-1] != ' '; nm--)
+			;
+		if (find(nm, x, "common_") == nm + 7)
+			continue;
+		put(" ");
+		out_put(nm, x - nm);
+		put("=");
+		loc = find(d, nm, "__data_loc") ? 1 : find(d, nm, "__rel_loc") ? 2 : 0;
+		if (off > n || sz > n - off)
+			continue;
+		len = sz;
+		if (loc && sz == 4) {
+			v = val(r + off, 4, tbe);
+			len = v >> 16, off = (v & 0xffff) + (loc == 2 ? off + 4 : 0);
+			if (off > n || len > n - off)
+				continue;
+		} else if (*x != '[') {
+			v = val(r + off, sz > 8 ? 8 : sz, tbe);
+			if (fnum(x, le, "signed:"))
+				pnum_s(v, sz);
+			else
+				pnum(v, 0);
+			continue;
+		}
+		s = r + off;
+		if (find(d, nm, "char"))
+			for (i = 0; i < len && s[i]; i++)
+				out_put(s[i] < ' ' || s[i] > '~' ? "." : (char *)s + i, 1);
+		else
+			for (i = 0; i < len; i++) {
+				char h[2] = { "0123456789abcdef"[s[i] >> 4], "0123456789abcdef"[s[i] & 15] };
+
+				out_put(h, 2);
+			}
+	}
+}
+
+/* ---- records ---- */
+
+/* The name perf gives an event: sys:name, cpu-clock, or type:config. */
+static void evname(int e)
+{
+	const u8 *n, *ne;
+	int t;
+
+	if (ev[e].type == 2 && (t = tp_of(ev[e].cfg)) >= 0 && (n = find(tp[t].f, tp[t].e, "name: "))) {
+		put((char *)tp[t].sys);
+		put(":");
+		ne = eol(n, tp[t].e);
+		out_put(n, ne - n);
+	} else if (ev[e].type < 2 && (n = (u8 *)cfg_named(ev[e].type, ev[e].cfg))) {
+		put((char *)n);
+	} else {
+		pnum(ev[e].type, 0);
+		put(":");
+		pnum(ev[e].cfg, 0);
+	}
+}
+
+/* One record of the round, in time order: its line. */
+static void show(const u8 *p)
+{
+	u32 type = G32(p), n = G16(p + 6), k;
+	struct smp s;
+	char *c, nb[24];
+	int e = -1, t;
+
+	if (type == REC_SAMPLE) {
+		if ((e = sample(p, n, &s)) < 0)
+			return;
+	} else {
+		memset(&s, 0, sizeof(s));
+		if (trailer(p, n, &s) < 0 || !s.t)
+			goto track;
+	}
+	c = comm(s.tid, 0);
+	if (!c || !*c)	/* perf's names for a task of no COMM */
+		*itoa(nb + 1, s.tid) = 0, nb[0] = ':', c = s.tid ? nb : "swapper";
+	for (k = strnlen(c, 16); k < 16; k++)
+		put(" ");
+	out_put(c, strnlen(c, 16));
+	put(" ");
+	*itoa(nb, s.tid) = 0;
+	put(nb);
+	put(" [");
+	pnum(s.cpu, 3);
+	put("] ");
+	pnum(s.t / 1000000000, 0);
+	put(".");
+	pnum(s.t / 1000 % 1000000, 6);
+	put(": ");
+	if (e >= 0) {
+		evname(e);
+		put(":");
+		if (ev[e].type == 2 && s.raw && (t = tp_of(ev[e].cfg)) >= 0)
+			tfields(t, s.raw, s.rawn);
+		else {
+			put(" ");
+			phex(s.ip);
+		}
+		put("\n");
+		return;
+	}
+	put(type == REC_COMM ? "PERF_RECORD_COMM: " : type == REC_EXIT ? "PERF_RECORD_EXIT: " :
+	    type == REC_FORK ? "PERF_RECORD_FORK: " : "PERF_RECORD_MMAP2: ");
+track:
+	if (n < 16)
+		return;
+	{
+		int f = type == REC_FORK || type == REC_EXIT;	/* pid ppid tid ptid time */
+		u32 pid = G32(p + 8), tid = G32(p + (f ? 16 : 12)), ppid = G32(p + 12), ptid = G32(p + 20);
+
+		if (type == REC_COMM) {
+			if ((c = comm(tid, 1)))
+				memcpy(c, p + 16, n - 16 < 16 ? n - 16 : 16), c[15] = 0;
+			if (s.t)
+				put(c ? c : "?"), put(":"), pnum(pid, 0), put("/"), pnum(tid, 0);
+		} else if (type == REC_FORK || type == REC_EXIT) {
+			if (type == REC_FORK && n >= 24 && (c = comm(ptid, 0)) && *c) {
+				char b[16];
+
+				memcpy(b, c, 16);
+				if ((c = comm(tid, 1)))
+					memcpy(c, b, 16);
+			} else if (type == REC_FORK && (c = comm(tid, 0)))
+				*c = 0;
+			if (s.t)
+				pnum(pid, 0), put("/"), pnum(tid, 0), put(" parent "), pnum(ppid, 0), put("/"), pnum(ptid, 0);
+		} else if (s.t && type == REC_MMAP2 && n >= 80) {
+			pnum(pid, 0), put("/"), pnum(tid, 0), put(" "), phex(G64(p + 16)), put(" "), phex(G64(p + 24));
+			put(" "), out_put(p + 72, strnlen((char *)p + 72, n - 72));
+		}
+		if (s.t)
+			put("\n");
+	}
+}
+
+static int cmp(const void *a, const void *b)
+{
+	const struct ent *x = a, *y = b;
+
+	return x->t != y->t ? (x->t > y->t ? 1 : -1) : x->off > y->off ? 1 : -1;
+}
+
+/* At a round, perf shows the records up to the newest time of the
+ * round before, and keeps the rest for the next round, where an older
+ * record that came late can still go before them; at the end, all.
+ * So does tracer -p on a file. A pipe or a tty (tracer | tracer -p) is
+ * shown whole at each round, as it comes. */
+static u64 lim, tmax;
+static int live;
+
+static int cmp_off(const void *a, const void *b)
+{
+	return ((const struct ent *)a)->off > ((const struct ent *)b)->off ? 1 : -1;
+}
+
+static void flush(u64 upto)
+{
+	size_t i, k, n;
+
+	xsort(ix, nix, sizeof(*ix), cmp);
+	for (i = 0; i < nix && ix[i].t <= upto; i++)
+		show(q + ix[i].off);
+	for (k = 0; i < nix;)	/* what waits, to the front, in its order */
+		ix[k++] = ix[i++];
+	xsort(ix, nix = k, sizeof(*ix), cmp_off);
+	for (qn = i = 0; i < nix; i++) {
+		n = G16(q + ix[i].off + 6);
+		memmove(q + qn, q + ix[i].off, n);
+		ix[i].off = qn;
+		qn += n;
+	}
+	out_end();
+	out_begin(1, 0, 0, 0, 0);
+}
+
+static void end_round(void)
+{
+	flush(live ? ~0ULL : lim);
+	lim = tmax;
+}
+
+/* A record with no time goes at once, as in perf (the snapshot of
+ * /proc that names the processes); the others wait for their round. */
+static void queue(const u8 *p, u32 n, u64 t)
+{
+	if (!t)
+		return show(p);
+	if (qn + n > qcap)
+		q = xrealloc(q, qn, qcap = (qn + n) * 2 + 65536);
+	if (nix == ixcap) {
+		ix = xrealloc(ix, nix * sizeof(*ix), (ixcap * 2 + 4096) * sizeof(*ix));
+		ixcap = ixcap * 2 + 4096;
+	}
+	memcpy(q + qn, p, n);
+	ix[nix++] = (struct ent){ t, qn };
+	qn += n;
+	if (t > tmax)
+		tmax = t;
+}
+
+static void attr(const u8 *a, u32 n, const u8 *ids, u32 nids)
+{
+	if (n < 48 || nevs == MAXEV)
+		return;
+	ev[nevs] = (typeof(ev[0])){ G32(a), G64(a + 8), G64(a + 24) };
+	while (nids-- && nid < MAXID) {
+		idt[nid++] = (typeof(idt[0])){ G64(ids), nevs };
+		ids += 8;
+	}
+	nevs++;
+}
+
+static size_t records(const u8 *p, size_t n, u64 at);
+
+/* One record, at offset at of the input. */
+static void rec(const u8 *p, u64 at)
+{
+	static u8 *z;		/* decompressed, a record cut at the end kept */
+	static size_t zn;
+	static int zin;
+	u32 type = G32(p), n = G16(p + 6);
+	struct smp s;
+	long k;
+
+	switch (type) {
+	case REC_SAMPLE:
+		if (sample(p, n, &s) >= 0)
+			queue(p, n, s.t);
+		break;
+	case REC_COMM: case REC_EXIT: case REC_FORK: case REC_MMAP2:
+		memset(&s, 0, sizeof(s));
+		trailer(p, n, &s);
+		queue(p, n, s.t);
+		break;
+	case REC_HEADER_ATTR:
+		if (n >= 16 && G32(p + 12) <= n - 8)
+			attr(p + 8, G32(p + 12), p + 8 + G32(p + 12), (n - 8 - G32(p + 12)) / 8);
+		break;
+	case REC_FINISHED_ROUND:
+		end_round();
+		break;
+	case REC_COMPRESSED:
+		if (!CFG_ZSTD || zin)
+			return oops(zin ? "zstd in zstd" : "zstd records (not built in)", at);
+		if (!z)
+			z = xmalloc(ZCAP), zstd_init();
+		k = zstd_decode(p + 8, n - 8, z + zn, ZCAP - zn);
+		if (k < 0)
+			return oops(k == -2 ? "zstd that only full zstd reads (perf record -z)" : "damaged zstd", at);
+		zn += k;
+		zin = 1;
+		k = records(z, zn, at);
+		zin = 0;
+		memmove(z, z + k, zn -= k);
+		break;
+	}
+}
+
+/* The records in [p, p + n), at offset at of the input: how many bytes
+ * were whole records (the rest waits for more input). */
+static size_t records(const u8 *p, size_t n, u64 at)
+{
+	size_t o = 0;
+	u32 sz;
+	u64 t;
+
+	while (n - o >= 8 && !bad) {
+		sz = G16(p + o + 6);
+		if (sz < 8) {
+			oops("a record of size 0", at + o);
+			break;
+		}
+		t = G32(p + o) == REC_HEADER_TRACING_DATA && sz >= 12 ? (G32(p + o + 8) + 7ULL) & ~7ULL : 0;
+		if (t > 1 << 28) {
+			oops("tracing data of over 256 MiB", at + o);
+			break;
+		}
+		if (sz + t > n - o)
+			break;
+		if (t)
+			tracing(p + o + sz, t);
+		else
+			rec(p + o, at + o);
+		o += sz + t;
+	}
+	return o;
+}
+
+static void reset(void)
+{
+	nevs = nid = ntp = 0;
+	lim = tmax = 0;
+}
+
+/* A standalone stream in memory (a framed dump). */
+static void stream_mem(const u8 *p, size_t n)
+{
+	size_t k;
+
+	reset();
+	if (n < 16 || (memcmp(p, "PERFILE2", 8) && memcmp(p, "2ELIFREP", 8)))
+		return oops("not a perf.data stream", 0);
+	pbe = *p == '2';
+	k = 16 + records(p + 16, n - 16, 16);
+	if (k < n && !bad)
+		oops("a record cut short", k);
+	flush(~0ULL);
+}
+
+/* A file-mode perf.data, whole in memory. */
+static void file(const u8 *b, size_t n)
+{
+	u64 as = G64(b + 16), ao = G64(b + 24), an = G64(b + 32), dof = G64(b + 40), dn = G64(b + 48), o, io, in;
+	const u8 *a;
+
+	if (n < 104 || as < 64 || as > 4096 || ao > n || an > n - ao || dof > n || dn > n - dof)
+		return oops("a perf.data header that does not fit the file", 0);
+	for (o = 0; o + as <= an; o += as) {
+		a = b + ao + o;
+		io = G64(a + as - 16), in = G64(a + as - 8);
+		if (io > n || in > n - io)
+			return oops("attr ids past the end", ao + o);
+		attr(a, as - 16, b + io, in / 8);
+	}
+	a = b + dof + dn;
+	if (G64(b + 72) & 2 && a + 16 <= b + n) {	/* the tracing data: the first section */
+		io = G64(a), in = G64(a + 8);
+		if (io > n || in > n - io)
+			return oops("tracing data past the end", dof + dn);
+		tracing(b + io, in);
+	}
+	o = records(b + dof, dn, dof);
+	if (o < dn && !bad)
+		oops("a record past the data", dof + o);
+	flush(~0ULL);
+}
+
+/* tracer -p [FILE]: exit 0, or 1 when anything could not be read. */
+int print_main(const char *path)
+{
+	int fd = path ? open(path, O_RDONLY | O_CLOEXEC) : 0;
+	u8 *b = 0;
+	size_t n = 0, cap = 0, k;
+	u64 at = 0;
+	ssize_t r;
+	int file_mode = 0;
+
+	if (fd < 0)
+		die(1, "%s:", path);
+	live = fd_mode(fd) != S_IFREG;
+	out_begin(1, 0, 0, 0, 0);
+	for (;;) {
+		if (n + MAXREC > cap)
+			b = xrealloc(b, n, cap = cap * 2 + 2 * MAXREC);
+		if ((r = read(fd, b + n, cap - n)) <= 0)
+			break;
+		n += r;
+		if (!at && !file_mode) {
+			if (n < 16)
+				continue;
+			if (memcmp(b, "PERFILE2", 8) && memcmp(b, "2ELIFREP", 8)) {
+				if (!CFG_FRAME)
+					break;
+				return frame_extract(-1, 0, b, n, fd, stream_mem) | bad;
+			}
+			pbe = *b == '2';
+			if (G64(b + 8) != 16) {
+				file_mode = 1;
+				continue;
+			}
+			memmove(b, b + 16, n -= 16);
+			at = 16;
+		}
+		if (!file_mode) {
+			k = records(b, n, at);
+			memmove(b, b + k, n -= k);
+			at += k;
+			if (bad)
+				break;
+		}
+	}
+	if (r < 0)
+		msg("read:");
+	if (file_mode)
+		file(b, n);
+	else if (n && !bad)
+		oops(at ? "the input ends inside a record" : "not perf.data", at);
+	flush(~0ULL);
+	out_end();
+	return bad || r < 0;
+}
