@@ -42,7 +42,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
 		abort();
 	FZ_ARM();
 	if (!setjmp(fz_jmp))
-		rc = frame_extract(fl & 7, fl & 8 ? oname : 0);
+		rc = frame_extract(fl & 7, fl & 8 ? oname : 0, "", 0, 0, 0);
 	FZ_DISARM();
 	FZ_CHECK(rc == -1 || rc == 0 || rc == 1, "frame_extract returned %d", rc);
 	if (fl & 8) {
