@@ -244,9 +244,11 @@ static const u8 *eol(const u8 *l, const u8 *e)
 
 static void tracing(const u8 *b, size_t n)
 {
-	const u8 *p = b + 10, *e = b + n, *sys;
+	const u8 *p, *e, *sys;
 	u64 i, k, ns, sz;
 
+	b = memcpy(xmalloc(n), b, n);	/* kept: the formats point into it */
+	p = b + 10, e = b + n;
 	if (n < 20 || memcmp(b + 3, "tracing", 7))
 		return oops("no tracing data", 0);
 	while (p < e && *p++)

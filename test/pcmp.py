@@ -20,7 +20,7 @@ bad = []
 
 def check(i, o, t):
     ev, us, tid, cpu, rest = o
-    if ev != t[0] or us != int(t[1]) // 1000 or tid != int(t[2]) or cpu != int(t[3]):
+    if ev != t[0] or us != int(t[1]) // 1000 or tid % (1 << 32) != int(t[2]) % (1 << 32) or cpu != int(t[3]):
         return "head %s %d %d %d vs perf %s %s %s %s" % (ev, us, tid, cpu, t[0], t[1], t[2], t[3])
     names = [f.split("=", 1)[0] for f in t[4:]]
     pos = 0
