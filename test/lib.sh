@@ -241,3 +241,24 @@ readers_up() {
 		else skip "reader matrix: perf of $s" "$(rcmd $s): exit $rc: $(echo "$e" | tr -s '\n ' '  ')"; fi
 	done
 }
+
+# tracer -p judged by host perf (test/t_print.sh, test/qemu.sh):
+# print_cols NAME PRINTED PERFSCRIPT: tracer -p's lines (side-band left
+# out) against perf script -F comm,tid,cpu,time,event, line for line
+print_cols() {
+	grep -v ' PERF_RECORD_' "$2" | awk '{ print $1, $2, $3, $4, $5 }' >"$2.5"
+	awk '{ print $1, $2, $3, $4, $5 }' "$3" >"$3.5"
+	local n; n=$(wc -l <"$2.5")
+	[ "$n" -gt 100 ] && cmp -s "$2.5" "$3.5" &&
+		pass "$1: comm, tid, cpu, time, event of all $n lines equal perf script's" ||
+		fail "$1: comm, tid, cpu, time, event equal perf script's" "$n lines vs $(wc -l <"$3.5"): $(diff "$2.5" "$3.5" | head -4 | tr '\n' ' ')"
+}
+# print_fields NAME PRINTED be|"" DUMP...: every tracepoint field as perf
+# decodes it (test/perfdump.py, compared by test/pcmp.py)
+print_fields() {
+	local n=$1 p=$2 be=$3 f o; shift 3
+	: >"$p.perf"
+	for f in "$@"; do perf script -i "$f" -s test/perfdump.py >>"$p.perf" 2>/dev/null; done
+	o=$(python3 test/pcmp.py "$p" "$p.perf" $be 2>&1) && pass "$n: tracepoint fields equal perf's: $o" ||
+		fail "$n: tracepoint fields equal perf's" "$(echo "$o" | head -3 | tr '\n' ' ')"
+}

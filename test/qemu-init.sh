@@ -385,9 +385,33 @@ if [ -z "${ONLY##*d*}" ]; then
 	say "d2: done in $(awk -v a=$t0 '{ printf "%.1f", $1 - a }' /proc/uptime)s"
 	sed "s/^/QT d2 err: /" /run/d2.err
 
+	# pr: tracer -p here, on the guest's own dumps, in each mode: a
+	# stream, a file, a framed capture, zstd; the host compares the text
+	# with host perf on the same dump
+	for m in stream file framed zstd; do
+		case $m in file) k= ;; stream) k= ;; framed) k=frame=text ;; zstd) k=zstd ;; esac
+		if [ $m = file ]; then
+			/bin/tracer -o /run/pr-$m.data "$PR_CONFIG" 2>/run/pr-$m.err &
+		else
+			/bin/tracer "$PR_CONFIG $k" >/run/pr-$m.data 2>/run/pr-$m.err &
+		fi
+		tp=$!
+		if wait_for /run/pr-$m.err "recording" 60 $tp; then
+			/bin/wk_hot spin 30 signal sys 200 signal
+			echo "<4>qemu-test pr $m" >/dev/kmsg
+			usleep 200000
+			stop_tp pr-$m $tp >/dev/null
+			/bin/tracer -p /run/pr-$m.data >/run/pr-$m.txt 2>/run/pr-$m.perr
+			say "pr: $m: tracer -p exit=$? $(grep -c . /run/pr-$m.txt) lines $(head -c 200 /run/pr-$m.perr | tr '\n' ' ')"
+		else
+			say "pr: $m: tracer did not start: $(cat /run/pr-$m.err)"
+			kill -9 $tp 2>/dev/null
+		fi
+	done
+
 	# the dump files to the host: one tar through nc (the host connects
 	# when it sees "serving")
-	(cd /run && tar c d.data* d2.data*) | nc -l -p 9000 &
+	(cd /run && tar c d.data* d2.data* pr-*) | nc -l -p 9000 &
 	ncpid=$!
 	usleep 200000
 	say "d: serving $(cd /run && ls d.data* d2.data* | tr '\n' ' ')"

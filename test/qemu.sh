@@ -409,6 +409,7 @@ TRACER_CONFIG_C="sched:sched_switch sched:sched_process_exec signal:signal_gener
 # tracking table after 300 short processes, hotplug, every CPU merged
 D1_CONFIG="sched:sched_switch trip=signal:signal_generate/sig==$SIGUSR1/,count=300 trip=segv buf=64k"
 D2_CONFIG="sched:sched_switch sched:sched_process_exec signal:signal_generate/sig==$SIGUSR1/ cpu-clock@199 buf=128k"
+PR_CONFIG="sched:* raw_syscalls:* signal:* printk:console cpu-clock@99 buf=64k"
 mkdir -p "$ROOT/bin"
 if $WCC -g -O1 -fno-inline -static -Wl,--build-id -o "$ROOT/bin/wk_hot" test/work.c >"$B/work.log" 2>&1; then
 	pass "build: wk_hot for $ARCH, static, with symbols and a build-id"
@@ -480,6 +481,7 @@ TRACER_CONFIG='$TRACER_CONFIG'
 TRACER_CONFIG_C='$TRACER_CONFIG_C'
 D1_CONFIG='$D1_CONFIG'
 D2_CONFIG='$D2_CONFIG'
+PR_CONFIG='$PR_CONFIG'
 WORK_MASK=$WORK_MASK
 SIGUSR1=$SIGUSR1
 SETTLE_US=2500000
@@ -896,6 +898,30 @@ if [ -z "${ONLY##*d*}" ]; then
 	else
 		fail "d2: two dump files, d2.data and d2.data.1" "$(grep '^QT d: serving' "$R/qt.txt"); from the tar: $(ls "$R/d" 2>/dev/null | tr '\n' ' ')"
 	fi
+fi
+# pr: the guest's tracer -p on its own dumps, against host perf
+if [ -z "${ONLY##*d*}" ]; then
+	be=; case $ARCH in s390x|mips) be=be ;; esac
+	for m in stream file framed zstd; do
+		f=$R/d/pr-$m.data
+		if ! [ -s "$f" ] || ! [ -e "$R/d/pr-$m.txt" ]; then
+			fail "pr: $m: a dump and its tracer -p text from the guest" "$(grep "^QT pr: $m" "$R/qt.all")"
+			continue
+		fi
+		x=$(grep -a -m1 "^QT pr: $m: tracer -p exit=" "$R/qt.all" | sed 's/^QT pr: [a-z]*: //')
+		case $x in "tracer -p exit=0 "*) pass "pr: $m: in the guest, $x" ;; *) fail "pr: $m: tracer -p in the guest exits 0" "$x" ;; esac
+		if [ $m = framed ]; then
+			rm -f "$R/d/prx.data"*
+			"$HOST_TRACER" -x -o "$R/d/prx.data" <"$f" 2>/dev/null
+			set -- "$R/d/prx.data"*
+		else
+			set -- "$f"
+		fi
+		: >"$R/d/pr-$m.ps"
+		for x; do perf script -i "$x" -F comm,tid,cpu,time,event >>"$R/d/pr-$m.ps" 2>/dev/null; done
+		print_cols "pr: $m: the guest's tracer -p" "$R/d/pr-$m.txt" "$R/d/pr-$m.ps"
+		print_fields "pr: $m: the guest's tracer -p" "$R/d/pr-$m.txt" "$be" "$@"
+	done
 fi
 # ---------------------------------------------------------------- persist
 # p: surviving a crash, in a QEMU of its own that reboots on the guest's

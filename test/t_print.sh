@@ -16,23 +16,6 @@ pw=prt$$; pw=${pw:0:13}
 if ! "$TRACER" -h 2>&1 | grep -q -- '-p \[FILE\]'; then
 	skip "print" "tracer -p is not built in (CONFIG_PRINT)"
 else
-	# pcols NAME PRINTED PERFSCRIPT: the five columns, line for line
-	pcols() {
-		grep -v ' PERF_RECORD_' "$2" | awk '{ print $1, $2, $3, $4, $5 }' >"$2.5"
-		awk '{ print $1, $2, $3, $4, $5 }' "$3" >"$3.5"
-		local n; n=$(wc -l <"$2.5")
-		[ "$n" -gt 100 ] && cmp -s "$2.5" "$3.5" &&
-			pass "$1: comm, tid, cpu, time, event of all $n lines equal perf script's" ||
-			fail "$1: comm, tid, cpu, time, event equal perf script's" "$n lines vs $(wc -l <"$3.5"): $(diff "$2.5" "$3.5" | head -4 | tr '\n' ' ')"
-	}
-	# pfields NAME PRINTED DUMP...: every tracepoint field as perf decodes it
-	pfields() {
-		local n=$1 p=$2 f o; shift 2
-		: >"$p.perf"
-		for f in "$@"; do perf script -i "$f" -s test/perfdump.py >>"$p.perf" 2>/dev/null; done
-		o=$(python3 test/pcmp.py "$p" "$p.perf" 2>&1) && pass "$n: tracepoint fields equal perf's: $o" ||
-			fail "$n: tracepoint fields equal perf's" "$(echo "$o" | head -3 | tr '\n' ' ')"
-	}
 	# pwork: the workload, the same in every mode: syscalls, signals, a
 	# console message, and a process that exits before the dump
 	pwork() {
@@ -76,8 +59,8 @@ else
 			fail "print $m: exit 0, no complaint" "rc=$rc $(head -c 300 "$T/p$m.perr")"
 		: >"$T/p$m.ps"
 		for f in $dumps; do perf script -i "$f" -F comm,tid,cpu,time,event >>"$T/p$m.ps" 2>/dev/null; done
-		pcols "print $m" "$T/p$m.txt" "$T/p$m.ps"
-		pfields "print $m" "$T/p$m.txt" $dumps
+		print_cols "print $m" "$T/p$m.txt" "$T/p$m.ps"
+		print_fields "print $m" "$T/p$m.txt" "" $dumps
 		# what the acceptance names is there (printk:console: the kernel
 		# sends a /dev/kmsg line to the console tracepoint when it prints it)
 		for e in sched:sched_switch raw_syscalls:sys_enter raw_syscalls:sys_exit signal:signal_generate signal:signal_deliver cpu-clock printk:console; do
