@@ -344,8 +344,7 @@ static _Noreturn void usage(int code)
 {
 	static const char head[] =
 "usage: tracer [-o FILE|DEVICE|FIFO] [-f CONFIG_FILE | 'CONFIG']   record\n"
-"       tracer -x [-n N] [-o FILE] < CAPTURE    extract framed dumps\n"
-"       tracer -p [FILE]                        print a dump as text\n"
+"       tracer -x [-n N] [-o FILE] < CAPTURE | -p [FILE]   extract | print\n"
 "       tracer -l | -h                          list events | this help\n";
 	static const char full[] =
 "Records system-wide perf events into an overwriting ring per CPU, then sleeps.\n"

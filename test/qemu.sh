@@ -1002,7 +1002,7 @@ fi
 
 # ------------------------------------------------------------------- pmsg
 # m: a dump into pstore's pmsg (x86_64/pmsg: a 6.1 kernel built with
-# PSTORE_PMSG, ../shared/kernels/x86_64-6.1.192-pmsg), in a QEMU of its
+# PSTORE_PMSG by test/mkpmsg.sh, or ../shared/kernels/x86_64-*-pmsg), in a QEMU of its
 # own that reboots on the guest's panic and keeps its RAM: boot 1 dumps
 # with -o /dev/pmsg0 'frame=text zstd' and panics; boot 2 copies
 # /sys/fs/pstore/pmsg-ramoops-0 to the console, whence tracer -x takes it.
