@@ -292,6 +292,11 @@ static u32 lbase(int c, int first, const u8 *x)
 	return b;
 }
 
+static u32 le32(const u8 *p)	/* the format's order, on any host */
+{
+	return p[0] | p[1] << 8 | p[2] << 16 | (u32)p[3] << 24;
+}
+
 long zstd_decode(const u8 *s, size_t n, u8 *dst, size_t cap)
 {
 	const u8 *e = s + n;
@@ -299,11 +304,13 @@ long zstd_decode(const u8 *s, size_t n, u8 *dst, size_t cap)
 	u32 rep[3];
 
 	while (s + 6 <= e) {
-		u32 m = rd32(s), last = 0;
+		u32 m = le32(s), last = 0;
 		int d = s[4], k;
 
 		if ((m & ~15U) == 0x184d2a50) {	/* a skippable frame */
-			s += 8 + (size_t)rd32(s + 4);
+			if (s + 8 > e || le32(s + 4) > (size_t)(e - s - 8))
+				return -1;
+			s += 8 + (size_t)le32(s + 4);
 			continue;
 		}
 		if (m != 0xfd2fb528 || d & 8)
