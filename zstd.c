@@ -259,10 +259,10 @@ size_t zstd_frame(const u8 *src, size_t n, u8 *dst)
 	return p - h + 3 + k;
 }
 
-/* ---- the decoder, for tracer -p: what zstd_frame writes and a little
- * more (raw and RLE blocks and literals, predefined and RLE tables,
- * repeat offsets, any number of frames). Huffman literals and coded
- * tables (perf record -z) are -2: not read here. ---- */
+/* ---- the decoder, for tracer -p: what zstd_frame writes (raw and
+ * compressed blocks, raw literals, the predefined tables, repeat
+ * offsets), any number of frames. The rest of the format (Huffman
+ * literals and coded tables, as perf record -z writes; RLE) is -2. ---- */
 static const u8 *ip;
 static size_t ipos;	/* bits left to read, from the top down */
 static int ierr;	/* read past the start */
@@ -280,16 +280,16 @@ static u32 rbits(int n)
 	return v;
 }
 
-/* The base of length code c, past the direct ones: the sum of the ranges
- * before it. */
-static u32 lbase(int c, int first, const u8 *x)
+/* A length code's value: direct below first, then ranges of x's bits. */
+static u32 lval(u32 c, u32 first, const u8 *x)
 {
-	u32 b = first;
-	int i;
+	u32 b = first, i;
 
+	if (c < first)
+		return c;
 	for (i = first; i < c; i++)
 		b += 1U << x[i - first];
-	return b;
+	return b + rbits(x[c - first]);
 }
 
 static u32 le32(const u8 *p)	/* the format's order, on any host */
@@ -299,122 +299,83 @@ static u32 le32(const u8 *p)	/* the format's order, on any host */
 
 long zstd_decode(const u8 *s, size_t n, u8 *dst, size_t cap)
 {
-	const u8 *e = s + n;
+	static struct fse *const tb[3] = { ll_t, ml_t, of_t };
+	const u8 *e = s + n, *q, *be, *lit;
 	size_t o = 0;
-	u32 rep[3];
+	u32 rep[3], d, b, len, nl, ns, i, j, st[3], of, ml, ll;
 
 	while (s + 6 <= e) {
-		u32 m = le32(s), last = 0;
-		int d = s[4], k;
-
-		if ((m & ~15U) == 0x184d2a50) {	/* a skippable frame */
-			if (s + 8 > e || le32(s + 4) > (size_t)(e - s - 8))
-				return -1;
-			s += 8 + (size_t)le32(s + 4);
-			continue;
-		}
-		if (m != 0xfd2fb528 || d & 8)
+		d = s[4];
+		if (le32(s) != 0xfd2fb528 || d & 8)
 			return -1;
 		rep[0] = 1, rep[1] = 4, rep[2] = 8;
-		s += 5 + !(d & 0x20) + (d & 3) + (d & 3) / 3;
-		k = d >> 6;
-		s += k ? 1 << k : d >> 5 & 1;
-		while (!last) {
-			u32 b, t, len;
-			const u8 *q, *be;
-
+		s += 5 + !(d & 0x20) + (d & 3) + (d & 3) / 3 + (d >> 6 ? 1U << (d >> 6) : d >> 5 & 1);
+		do {
 			if (s + 3 > e)
 				return -1;
-			b = s[0] | s[1] << 8 | s[2] << 16;
-			last = b & 1, t = b >> 1 & 3, len = b >> 3;
-			q = s += 3;
-			be = s + (t == 1 ? 1 : len);
-			if (be > e || t == 3 || (t < 2 && len > cap - o))
+			b = s[0] | s[1] << 8 | s[2] << 16, len = b >> 3;
+			q = s + 3;
+			s = be = q + len;
+			if (be > e)
 				return -1;
-			s = be;
-			if (t < 2) {
-				while (len--)
-					dst[o++] = *q, q += !t;
+			if ((b & 6) == 0) {	/* raw */
+				if (len > cap - o)
+					return -1;
+				memcpy(dst + o, q, len);
+				o += len;
 				continue;
 			}
-			{	/* literals */
-				u32 lt = q[0] & 3, sf = q[0] >> 2 & 3, nl, ns, i;
-				const u8 *lit;
-				struct fse rle[3], *tb[3] = { ll_t, of_t, ml_t };
-				int lg[3] = { 6, 5, 6 }, st[3];
-
-				if (lt > 1)
-					return -2;
-				if (be - q < 4)
+			/* compressed: raw literals, their size in 5, 12 or 20 bits */
+			if ((b & 6) != 4 || len < 4 || q[0] & 3)
+				return -2;
+			j = q[0] >> 2 & 3;
+			nl = j == 1 ? (q[0] >> 4) + (q[1] << 4) : j == 3 ? (q[0] >> 4) + (q[1] << 4) + (q[2] << 12) : q[0] >> 3;
+			q += j == 1 ? 2 : j == 3 ? 3 : 1;
+			lit = q;
+			q += nl;
+			if (q + 1 > be || nl > cap - o)
+				return -1;
+			ns = q[0] < 128 ? q[0] : q[0] < 255 ? (q[0] - 128) << 8 | q[1] : q[1] + (q[2] << 8) + 0x7f00;
+			q += q[0] < 128 ? 1 : q[0] < 255 ? 2 : 3;
+			if (ns) {
+				if (q + 2 > be || !be[-1])
 					return -1;
-				nl = sf == 1 ? (q[0] >> 4) + (q[1] << 4) : sf == 3 ? (q[0] >> 4) + (q[1] << 4) + (q[2] << 12) : q[0] >> 3;
-				q += sf == 1 ? 2 : sf == 3 ? 3 : 1;
-				lit = q;
-				q += lt ? 1 : nl;
-				if (q + 4 > be)
-					return -1;	/* a sequences header, its modes byte, a bitstream */
-				ns = q[0] < 128 ? q[0] : q[0] < 255 ? (q[0] - 128) << 8 | q[1] : q[1] + (q[2] << 8) + 0x7f00;
-				q += q[0] < 128 ? 1 : q[0] < 255 ? 2 : 3;
-				if (ns) {
-					u32 mode = *q++;
-
-					for (i = 0; i < 3; i++) {
-						u32 md = mode >> (6 - 2 * i) & 3;
-
-						if (md == 1 && q < be) {
-							rle[i] = (struct fse){ *q++, 0, 0 };
-							tb[i] = rle + i, lg[i] = 0;
-						} else if (md)
-							return -2;
-					}
-					if (q >= be || !be[-1])
-						return -1;
-					ip = q, ipos = (be - q) * 8 - 8 + hibit(be[-1]), ierr = 0;
-					st[0] = rbits(lg[0]), st[1] = rbits(lg[1]), st[2] = rbits(lg[2]);
-				}
-				for (i = 0; i < ns; i++) {
-					u32 oc = tb[1][st[1]].sym, mc = tb[2][st[2]].sym, lc = tb[0][st[0]].sym, of, ml, ll, j;
-
-					if (oc > 31 || lc > 35 || mc > 52)
-						return -1;
-					of = (1U << oc) + rbits(oc);
-					ml = (mc < 32 ? mc + 3 : lbase(mc, 32, ml_x) + 3) + (mc < 32 ? 0 : rbits(ml_x[mc - 32]));
-					ll = lc < 16 ? lc : lbase(lc, 16, ll_x) + rbits(ll_x[lc - 16]);
-					if (of > 3) {
-						of -= 3;
-						rep[2] = rep[1], rep[1] = rep[0], rep[0] = of;
-					} else {
-						j = of + !ll;
-						of = j == 4 ? rep[0] - 1 : rep[j - 1];
-						if (j > 1) {
-							if (j > 2)
-								rep[2] = rep[1];
-							rep[1] = rep[0], rep[0] = of;
-						}
-					}
-					if (ll > nl || ml + ll > cap - o || !of || of > o + ll)
-						return -1;
-					for (j = 0; j < ll; j++)
-						dst[o++] = *lit, lit += !lt;
-					nl -= ll;
-					for (j = 0; j < ml; j++, o++)
-						dst[o] = dst[o - of];
-					if (i + 1 < ns)
-						for (j = 0; j < 3; j++) {
-							int x = "\0\2\1"[j];	/* LL, ML, OF */
-
-							st[x] = tb[x][st[x]].base + rbits(tb[x][st[x]].nb);
-						}
-				}
-				if (ns && (ipos || ierr))
-					return -1;
-				if (nl > cap - o)
-					return -1;
-				while (nl--)
-					dst[o++] = *lit, lit += !lt;
+				if (*q++)
+					return -2;	/* not the predefined tables */
+				ip = q, ipos = (be - q) * 8 - 8 + hibit(be[-1]), ierr = 0;
+				st[0] = rbits(6), st[2] = rbits(5), st[1] = rbits(6);
 			}
-		}
-		s += (d & 4);	/* the checksum */
+			for (i = 0; i < ns; i++) {
+				of = (1U << of_t[st[2]].sym) + rbits(of_t[st[2]].sym);
+				ml = lval(ml_t[st[1]].sym, 32, ml_x) + 3;
+				ll = lval(ll_t[st[0]].sym, 16, ll_x);
+				if (of > 3) {
+					of -= 3;
+					rep[2] = rep[1], rep[1] = rep[0], rep[0] = of;
+				} else {
+					j = of + !ll;
+					of = j == 4 ? rep[0] - 1 : rep[j - 1];
+					if (j > 1) {
+						if (j > 2)
+							rep[2] = rep[1];
+						rep[1] = rep[0], rep[0] = of;
+					}
+				}
+				if (ll > nl || ml + ll > cap - o || !of || of > o + ll)
+					return -1;
+				memcpy(dst + o, lit, ll);
+				o += ll, lit += ll, nl -= ll;
+				for (j = 0; j < ml; j++, o++)
+					dst[o] = dst[o - of];
+				for (j = 0; i + 1 < ns && j < 3; j++)	/* LL, ML, OF */
+					st[j] = tb[j][st[j]].base + rbits(tb[j][st[j]].nb);
+			}
+			if (ns && (ipos || ierr))
+				return -1;
+			memcpy(dst + o, lit, nl);
+			o += nl;
+		} while (!(b & 1));
+		s += d & 4;	/* the checksum */
 	}
-	return o;
+	return s == e ? (long)o : -1;
 }
