@@ -176,8 +176,11 @@ static int sfields(const u8 *b, const u8 *e, u64 st, struct smp *s, int trailer)
 /* The sample_id_all trailer of a side-band record of size n. */
 static int trailer(const u8 *p, u32 n, struct smp *s)
 {
-	u64 st = ev[0].st & (1 << 1 | 1 << 2 | 1 << 6 | 1 << 7 | 1 << 9 | 1 << 16);
-	u32 k = 8 * __builtin_popcountll(st);
+	u64 st = ev[0].st & (1 << 1 | 1 << 2 | 1 << 6 | 1 << 7 | 1 << 9 | 1 << 16), b;
+	u32 k = 0;
+
+	for (b = st; b; b &= b - 1)
+		k += 8;
 
 	return !nevs || k + 8 > n ? -1 : sfields(p + n - k, p + n, st, s, 1);
 }

@@ -111,6 +111,11 @@ for cfg in defconfig allnoconfig allyesconfig $(for s in $syms; do echo "no-$s";
 		fi
 		rm -f "$T/pre_$$" ;;
 	esac
+	case $cfg in no-PRINT|allnoconfig)
+		out=$("$k/tracer" -p "$k.pout" 2>&1 >/dev/null); rc=$?
+		case "$rc:$out" in 2:*"not built in"*) pass "$cfg: '-p' says not built in" ;;
+		*) fail "$cfg: '-p' says not built in" "rc=$rc $out" ;; esac ;;
+	esac
 	case $cfg in no-LONG_HELP)
 		n=$("$k/tracer" -h | wc -l)
 		[ "$n" -le 4 ] && pass "no-LONG_HELP: -h is short ($n lines)" || fail "no-LONG_HELP: -h is short" "$n lines" ;;
