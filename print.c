@@ -71,7 +71,7 @@ static void put(const char *s)
 /* v in decimal, zero-padded to w digits */
 static void pnum(u64 v, int w)
 {
-	char b[24], *e = utoa(b + 4, v);
+	char b[32], *e = utoa(b + 4, v);
 
 	*e = 0;
 	while (e - b - 4 < w--)
@@ -88,7 +88,7 @@ static char *itoa(char *b, u32 v)	/* a pid or tid: -1 is one */
 
 static void pnum_s(u64 v, int n)	/* signed, n bytes */
 {
-	if (n < 8 && v >> (8 * n - 1))
+	if (n && n < 8 && v >> (8 * n - 1))
 		v |= ~0ULL << 8 * n;
 	if ((long long)v < 0)
 		put("-"), v = -v;
@@ -527,13 +527,13 @@ static void attr(const u8 *a, u32 n, const u8 *ids, u32 nids)
 }
 
 static size_t records(const u8 *p, size_t n, u64 at);
+static u8 *z;		/* decompressed, a record cut at the end kept */
+static size_t zn;
+static int zin;
 
 /* One record, at offset at of the input. */
 static void rec(const u8 *p, u64 at)
 {
-	static u8 *z;		/* decompressed, a record cut at the end kept */
-	static size_t zn;
-	static int zin;
 	u32 type = G32(p), n = G16(p + 6);
 	struct smp s;
 	long k;

@@ -4,7 +4,7 @@
 #
 #   fuzz/run.sh [SECONDS | runs=N] [TARGET...]	(default: 60 s, all targets)
 #
-# TARGETs: cfg ring dump extract track zstd ftrace. The build goes to $FUZZ_DIR
+# TARGETs: cfg ring dump extract track zstd ftrace print. The build goes to $FUZZ_DIR
 # (/var/cache/tracer-fuzz, else $TMPDIR), over a copy of the sources
 # with every CONFIG_ symbol on; nothing is written in the tree but
 # crashes. Each target first runs every input of fuzz/corpus/TARGET
@@ -25,7 +25,7 @@
 # the known crash inputs out, and save every new one.
 cd "$(dirname "$0")/.." || exit 2
 TOP=$PWD
-ALL="cfg ring dump extract track zstd ftrace"
+ALL="cfg ring dump extract track zstd ftrace print"
 LIMIT=${1:-60}
 TMO=${FUZZ_TIMEOUT:-5}
 [ $# -gt 0 ] && shift
@@ -122,7 +122,7 @@ why() {
 		   grep -v '/f_[a-z]*\.c' | head -3 | sed -E 's/.* in ([A-Za-z_0-9.]+) .*\/([a-z]+\.c:?[0-9:]*).*/\1 \2/' | paste -sd ' ' -)"
 }
 
-maxlen() { case $1 in cfg) echo 4096 ;; ring) echo 40000 ;; extract|ftrace) echo 65536 ;; *) echo 16384 ;; esac; }
+maxlen() { case $1 in cfg) echo 4096 ;; ring) echo 40000 ;; extract|ftrace|print) echo 65536 ;; *) echo 16384 ;; esac; }
 rc=0
 for t in $TARGETS; do
 	C=$TOP/fuzz/corpus/$t W=$B/work/$t A=$B/art/$t
