@@ -2,7 +2,8 @@
 PASSED=0 FAILED=0 TRACERS=
 
 pass() { PASSED=$((PASSED + 1)); echo "PASS: $1"; }
-fail() { FAILED=$((FAILED + 1)); echo "FAIL: $1${2:+: $2}"; }
+fail() { FAILED=$((FAILED + 1)); echo "FAIL: $1${2:+: $2}"; FAILS="${FAILS:-}FAIL: $1${2:+: ${2:0:300}}
+"; }
 skip() { echo "SKIP: $1: $2"; }
 die_setup() { echo "FAIL: setup: $1"; echo "0 passed, 1 failed"; exit 1; }
 
@@ -41,7 +42,9 @@ keep() {
 	mkdir -p /tmp/tracer-failed && cp "$@" /tmp/tracer-failed/ && echo "(kept in /tmp/tracer-failed)"
 }
 
+# The failures again at the end, where a CI log's tail shows them.
 report() {
+	[ -z "${FAILS:-}" ] || printf '== the failures again:\n%s' "$FAILS"
 	echo "$PASSED passed, $FAILED failed"
 	[ "$FAILED" = 0 ]
 }

@@ -87,6 +87,9 @@ if [ "$ARCH" = all ]; then
 		echo "== $g: $(tail -1 "$l")"
 	done
 	printf '%s' "$S"
+	for g in $GUESTS; do	# the failures again, where a CI log's tail shows them
+		sed -n '/^== the failures again:/,$p' "/tmp/tracer-qemu-${g//\//-}.log" 2>/dev/null | grep '^FAIL' | sed "s|^|$g: |"
+	done
 	echo "$P passed, $F failed"
 	[ $F = 0 ]; exit
 fi
