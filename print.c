@@ -213,11 +213,15 @@ static int sample(const u8 *p, u32 n, struct smp *s)
 
 /* ---- the tracing data: the format of each tracepoint ---- */
 
+/* A number of the tracing data; past its end, the end and a huge one. */
 static u64 tv(const u8 **p, const u8 *e, int n)
 {
-	u64 v = *p + n <= e ? val(*p, n, tbe) : ~0ULL >> 1;
+	u64 v = ~0ULL >> 1;
 
-	*p += n;
+	if (n <= e - *p)
+		v = val(*p, n, tbe), *p += n;
+	else
+		*p = e;
 	return v;
 }
 
@@ -250,7 +254,10 @@ static void tracing(const u8 *b, size_t n)
 	const u8 *p, *e, *sys;
 	u64 i, k, ns, sz;
 
-	b = memcpy(xmalloc(n), b, n);	/* kept: the formats point into it */
+	u8 *c = xmalloc(n + 1);	/* kept: the formats point into it */
+
+	c[n] = 0;	/* a system's name ends */
+	b = memcpy(c, b, n);
 	p = b + 10, e = b + n;
 	if (n < 20 || memcmp(b + 3, "tracing", 7))
 		return oops("no tracing data", 0);
@@ -263,11 +270,11 @@ static void tracing(const u8 *b, size_t n)
 		while (p < e && *p++)
 			;
 		sz = tv(&p, e, 8);
-		p += sz < (u64)(e - b) ? sz : (u64)(e - b);
+		p += sz < (u64)(e - p) ? sz : (u64)(e - p);
 	}
 	for (k = tv(&p, e, 4); k-- && p < e;) {	/* ftrace's own */
 		sz = tv(&p, e, 8);
-		p += sz < (u64)(e - b) ? sz : (u64)(e - b);
+		p += sz < (u64)(e - p) ? sz : (u64)(e - p);
 	}
 	for (ns = tv(&p, e, 4); ns-- && p < e;) {
 		sys = p;
