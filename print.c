@@ -425,7 +425,7 @@ static void show(const u8 *p)
 	put(type == REC_COMM ? "PERF_RECORD_COMM: " : type == REC_EXIT ? "PERF_RECORD_EXIT: " :
 	    type == REC_FORK ? "PERF_RECORD_FORK: " : "PERF_RECORD_MMAP2: ");
 track:
-	if (n < 16)
+	if (n < 24)	/* the least of COMM, FORK and EXIT */
 		return;
 	{
 		int f = type == REC_FORK || type == REC_EXIT;	/* pid ppid tid ptid time */
@@ -437,7 +437,7 @@ track:
 			if (s.t)
 				put(c ? c : "?"), put(":"), pnum(pid, 0), put("/"), pnum(tid, 0);
 		} else if (type == REC_FORK || type == REC_EXIT) {
-			if (type == REC_FORK && n >= 24 && (c = comm(ptid, 0)) && *c) {
+			if (type == REC_FORK && (c = comm(ptid, 0)) && *c) {
 				char b[16];
 
 				memcpy(b, c, 16);
