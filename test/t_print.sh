@@ -18,20 +18,22 @@ if ! "$TRACER" -h 2>&1 | grep -q -- '-p \[FILE\]'; then
 else
 	# pwork: the workload, the same in every mode: syscalls, signals, a
 	# console message, and a process that exits before the dump
+	# (the console line last, just before the dump: under load the rings
+	# hold well under a second of raw_syscalls:*)
 	pwork() {
 		"$T/$pw" spin 100 signal sys 2000 signal
 		echo "<4>$pw says hello on the console" >/dev/kmsg
-		sleep 0.3
+		sleep 0.05
 	}
 	cp "$T/work" "$T/$pw"
 	# every mode: LOG, then tracer's arguments
 	for m in stream file framed zstd perf; do
 		case $m in
-		stream) set -- 'buf=512k' ;;
-		file) rm -f "$T/pf.data"*; set -- -o "$T/pf.data" 'buf=512k' ;;
-		framed) set -- 'buf=512k frame=text' ;;
-		zstd) set -- 'buf=512k zstd' ;;
-		perf) set -- 'buf=512k engine=perf' ;;
+		stream) set -- 'buf=2m' ;;
+		file) rm -f "$T/pf.data"*; set -- -o "$T/pf.data" 'buf=2m' ;;
+		framed) set -- 'buf=2m frame=text' ;;
+		zstd) set -- 'buf=2m zstd' ;;
+		perf) set -- 'buf=2m engine=perf' ;;
 		esac
 		a=("$@"); a[${#a[@]} - 1]="${a[${#a[@]} - 1]} $PCFG"
 		if ! start_tracer "$T/p$m" "${a[@]}"; then
