@@ -619,8 +619,10 @@ static void reset(void)
 static void stream_mem(const u8 *p, size_t n)
 {
 	size_t k;
+	int was = bad;	/* a damaged dump before this one: this one still prints */
 
 	reset();
+	bad = 0, zn = 0;
 	if (n < 16 || (memcmp(p, "PERFILE2", 8) && memcmp(p, "2ELIFREP", 8)))
 		return oops("not a perf.data stream", 0);
 	pbe = *p == '2';
@@ -628,6 +630,7 @@ static void stream_mem(const u8 *p, size_t n)
 	if (k < n && !bad)
 		oops("a record cut short", k);
 	flush(~0ULL);
+	bad |= was;
 }
 
 /* A file-mode perf.data, whole in memory. */

@@ -333,7 +333,7 @@ long zstd_decode(const u8 *s, size_t n, u8 *dst, size_t cap)
 			q += j == 1 ? 2 : j == 3 ? 3 : 1;
 			lit = q;
 			q += nl;
-			if (q + 1 > be || nl > cap - o)
+			if (q + 1 > be || q + (q[0] < 128 ? 1 : q[0] < 255 ? 2 : 3) > be || nl > cap - o)
 				return -1;
 			ns = q[0] < 128 ? q[0] : q[0] < 255 ? (q[0] - 128) << 8 | q[1] : q[1] + (q[2] << 8) + 0x7f00;
 			q += q[0] < 128 ? 1 : q[0] < 255 ? 2 : 3;

@@ -21,7 +21,7 @@ else
 	# (the console line last, just before the dump: under load the rings
 	# hold well under a second of raw_syscalls:*)
 	pwork() {
-		"$T/$pw" spin 100 signal sys 2000 signal
+		"$T/$pw" spin 100 signal close 2000 signal
 		echo "<4>$pw says hello on the console" >/dev/kmsg
 		sleep 0.05
 	}
