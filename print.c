@@ -636,10 +636,13 @@ static void stream_mem(const u8 *p, size_t n)
 /* A file-mode perf.data, whole in memory. */
 static void file(const u8 *b, size_t n)
 {
-	u64 as = G64(b + 16), ao = G64(b + 24), an = G64(b + 32), dof = G64(b + 40), dn = G64(b + 48), o, io, in;
+	u64 as, ao, an, dof, dn, o, io, in;
 	const u8 *a;
 
-	if (n < 104 || as < 64 || as > 4096 || ao > n || an > n - ao || dof > n || dn > n - dof)
+	if (n < 104)
+		return oops("a perf.data header that does not fit the file", 0);
+	as = G64(b + 16), ao = G64(b + 24), an = G64(b + 32), dof = G64(b + 40), dn = G64(b + 48);
+	if (as < 64 || as > 4096 || ao > n || an > n - ao || dof > n || dn > n - dof)
 		return oops("a perf.data header that does not fit the file", 0);
 	for (o = 0; o + as <= an; o += as) {
 		a = b + ao + o;
