@@ -8,7 +8,9 @@
 #   r  (4.4) the refusal at start, alone
 #   d  what used to break: -o on a file that exists, count=300, SIGBUS,
 #      300 short processes, cpu2 offline and back, every CPU merged (the
-#      dump files go to the host through nc, as c)
+#      dump files go to the host through nc, as c); then pr: tracer -p on
+#      the guest's own dumps (stream, file, framed, zstd), the text to the
+#      host beside each dump
 #   p  (a boot of its own, "tracer_p" on the command line, 6.12) surviving
 #      a crash: each boot writes the boot before with tracer -b (framed,
 #      on the console), records with persist=boot_map, runs wk_bootN and
