@@ -358,13 +358,13 @@ static void tfields(int t, const u8 *r, u32 n)
 
 /* ---- records ---- */
 
-/* The name perf gives an event: sys:name, cpu-clock, or type:config. */
-static void evname(int e)
+/* The name perf gives an event: sys:name (t, its format), cpu-clock,
+ * or type:config. */
+static void evname(int e, int t)
 {
 	const u8 *n, *ne;
-	int t;
 
-	if (ev[e].type == 2 && (t = tp_of(ev[e].cfg)) >= 0 && (n = find(tp[t].f, tp[t].e, "name: "))) {
+	if (t >= 0 && (n = find(tp[t].f, tp[t].e, "name: "))) {
 		put((char *)tp[t].sys);
 		put(":");
 		ne = eol(n, tp[t].e);
@@ -411,9 +411,10 @@ static void show(const u8 *p)
 	pnum(s.t / 1000 % 1000000, 6);
 	put(": ");
 	if (e >= 0) {
-		evname(e);
+		t = ev[e].type == 2 ? tp_of(ev[e].cfg) : -1;
+		evname(e, t);
 		put(":");
-		if (ev[e].type == 2 && s.raw && (t = tp_of(ev[e].cfg)) >= 0)
+		if (t >= 0 && s.raw)
 			tfields(t, s.raw, s.rawn);
 		else {
 			put(" ");

@@ -391,7 +391,7 @@ if [ -z "${ONLY##*d*}" ]; then
 	# stream, a file, a framed capture, zstd; the host compares the text
 	# with host perf on the same dump
 	for m in stream file framed zstd; do
-		case $m in file) k= ;; stream) k= ;; framed) k=frame=text ;; zstd) k=zstd ;; esac
+		k=; case $m in framed) k=frame=text ;; zstd) k=zstd ;; esac
 		if [ $m = file ]; then
 			/bin/tracer -o /run/pr-$m.data "$PR_CONFIG" 2>/run/pr-$m.err &
 		else
