@@ -16,7 +16,9 @@ gcc -O1 -g -fno-inline -o "$T/work" test/work.c || die_setup "can't build test/w
 # ftrace instances as they were after every test file: tracer removes
 # its own on every way out
 inst() { ls "$(awk '$3 == "tracefs" { print $2; exit }' /proc/mounts)/instances" 2>/dev/null | sort | tr '\n' ' '; }
+# TESTS="t_dump t_trip" runs only those files (while working on them)
 for t in test/t_*.sh; do
+	if [ -n "${TESTS:-}" ]; then case " $TESTS " in *" $(basename "$t" .sh) "*) ;; *) continue ;; esac; fi
 	echo "== $t"
 	i0=$(inst)
 	. "$t"
