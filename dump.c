@@ -93,15 +93,8 @@ static int open_cpu(int ri, int cpu, int again)
 			open_fail(e, cpu);
 		if (fd < 0)
 			goto fail;
-		what = "mmap of its ring";
-		if (!to->base && ring_map(to, fd, cpu, e->trip ? ring_size(TRIP_RING) : cfg_buf, e->trip)) {
-			if (fatal)
-				die(1, "mmap of a %L byte ring on cpu %d:", (u64)cfg_buf, cpu);
-			goto fail;
-		}
-		what = "SET_OUTPUT";
-		if (to->fd != fd && ring_attach(to, fd))
-			goto fail;
+		/* The filter first: an event left out here must not be the
+		 * one that owns the ring, or that the ring was routed to. */
 		if (e->filter && ioctl(fd, IOC_SET_FILTER, e->filter)) {
 			if (fatal && e->glob && !ri) {
 				msg("%s: left out, the filter does not apply to it", e->name);
@@ -114,6 +107,15 @@ static int open_cpu(int ri, int cpu, int again)
 			what = "its filter";
 			goto fail;
 		}
+		what = "mmap of its ring";
+		if (!to->base && ring_map(to, fd, cpu, e->trip ? ring_size(TRIP_RING) : cfg_buf, e->trip)) {
+			if (fatal)
+				die(1, "mmap of a %L byte ring on cpu %d:", (u64)cfg_buf, cpu);
+			goto fail;
+		}
+		what = "SET_OUTPUT";
+		if (to->fd != fd && ring_attach(to, fd))
+			goto fail;
 		what = "ioctl";
 		if (ioctl(fd, IOC_ID, &id) || ioctl(fd, IOC_ENABLE, 0))
 			goto fail;
@@ -125,10 +127,12 @@ static int open_cpu(int ri, int cpu, int again)
 		} else {
 			e->ids[ri] = id;
 		}
-		if (CFG_HOTPLUG) {
+		if (CFG_HOTPLUG)
 			e->kid[2 * ri] = id;
+		if (CFG_HOTPLUG || e->trip)
 			e->fds[ri] = fd;
-		}
+		if (e->trip)	/* a new event counts from 0 */
+			e->cnt[ri] = 0;
 	}
 	/* The ftrace instance's buffer stays when its CPU goes offline. */
 	if (CFG_FTRACE && !again && ft_open(ri, cpu)) {
@@ -209,10 +213,12 @@ static void open_all(void)
 		track_init(nmax);
 	for (i = 0; i < nev; i++) {
 		evs[i].ids = xmalloc(nmax * sizeof(u64));
-		if (CFG_HOTPLUG) {
+		if (CFG_HOTPLUG)
 			evs[i].kid = xmalloc(2 * nmax * sizeof(u64));
+		if (CFG_HOTPLUG || evs[i].trip)
 			evs[i].fds = xmalloc(nmax * sizeof(int));
-		}
+		if (evs[i].trip)
+			evs[i].cnt = xmalloc(nmax * sizeof(u64));
 	}
 	for (cpu = 0; cpu < 1024; cpu++)
 		if (want[cpu / 64] >> cpu % 64 & 1)
@@ -515,7 +521,7 @@ int dump(const char *why, int pull)
 	u64 t0, t2, lim = 0, low = -1, blind = 0;
 	size_t tot = 0, nrec, i, side;
 	struct run rn[2 * nring + 1];	/* side-band, perf rings, ftrace's */
-	int nwrap = 0, first = -1, nrun = nring + 1;
+	int nwrap = 0, nlive = 0, first = -1, nrun = nring + 1;
 	char cov[104], wrap[2 * nring];
 	char name[4096];
 	/* Files and framed dumps each stand alone; a binary stream sends
@@ -600,7 +606,9 @@ int dump(const char *why, int pull)
 		run_head(rn + i);
 	/* What each ring covers: one that wrapped, from its oldest record;
 	 * one that did not, all since the start (or the stream's last dump). */
-	for (i = 1; CFG_COVER && i < (size_t)nrun; i++)
+	for (i = 1; CFG_COVER && i < (size_t)nrun; i++) {
+		/* runs of a ring that exists (one of no perf event has none) */
+		nlive += rn[i].ft || rings[rn[i].ring].base;
 		if (wrap[i - 1] && rn[i].p < rn[i].end) {
 			nwrap++;
 			if (rn[i].t > lim)
@@ -608,6 +616,7 @@ int dump(const char *why, int pull)
 			if (rn[i].t < low)
 				low = rn[i].t;
 		}
+	}
 	/* trim: every CPU from the same time, the latest oldest record of a
 	 * ring that wrapped; the side-band stays (what they need) */
 	for (i = 1; cfg_trim && nwrap && i < (size_t)nrun; i++)
@@ -713,7 +722,7 @@ int dump(const char *why, int pull)
 			fmt(cov, sizeof(cov), ", covers %s on all CPUs (trimmed to cpu %d's oldest)", secs(a, newest - lim), first);
 		else
 			fmt(cov, sizeof(cov), ", covers %s on all CPUs (cpu %d least), %s on some", secs(a, newest - lim), first,
-			    nwrap < nring ? (cont ? "all since the last dump" : "all since the start") : secs(b, newest - low));
+			    nwrap < nlive ? (cont ? "all since the last dump" : "all since the start") : secs(b, newest - low));
 		msg("dump %d (%s): %L bytes%s, %L records, %d CPUs%s, paused %L.%u us, wrote in %L us, to %s%s%s%s",
 		    dumps, why, out_pos, z, (u64)nrec, nring, off, blind / 1000, (unsigned)(blind / 100 % 10),
 		    t2 - t0, name, cov, tab, CFG_FTRACE ? ft_how(1) : "");

@@ -113,3 +113,29 @@ done
 	fail "README's table and -h name every key" "keys '$keys', missing:$miss"
 e=$("$TRACER" 'sched:sched_switch  frob=1' 2>&1)
 grep -qF "    $e" README.md && pass "README's config error example is the binary's" || fail "README's config error example is the binary's" "$e"
+
+# --- a glob with a filter that applies to some of its events only: the
+# events left out must not take a CPU's ring with them (cpu 0's was
+# closed: its samples lost, engine=perf refused to start, and SIGUSR1's
+# pause went to whatever fd came next) ---
+if command -v taskset >/dev/null; then
+	for eng in "" " engine=perf"; do
+		G=gf$$x$RANDOM; G=${G:0:15}; cp "$T/work" "$T/$G"; cp "$T/work" "$T/${G:0:12}off"
+		rm -f "$T/gf"
+		if start_tracer "$T/gf" -o "$T/gf" "sched:*/prev_pid==1/ cpu-clock@999$eng"; then
+			taskset -c 0 "$T/$G" spin 500
+			kill -USR1 $TPID; wait_line "$T/gf" "recording off" >/dev/null
+			taskset -c 0 "$T/${G:0:12}off" spin 300
+			stop_tracer >/dev/null
+			perf script -i "$T/gf" -F comm,cpu,event 2>/dev/null >"$T/gf.txt"
+			n=$(grep -c "^ *$G \[000\] *cpu-clock" "$T/gf.txt")
+			[ "$n" -ge 100 ] && pass "sched:*/prev_pid==1/ cpu-clock@999$eng: cpu 0's samples are there ($n of a 500 ms spin)" ||
+				fail "sched:*/prev_pid==1/ cpu-clock@999$eng: cpu 0's samples are there" "$n; $(tail -3 "$T/gf.err")"
+			testing "sched:*/prev_pid==1/$eng: SIGUSR1 pauses cpu 0 too" 0 "$(grep -c "^ *${G:0:12}off \[000\] *cpu-clock" "$T/gf.txt")"
+		else
+			fail "sched:*/prev_pid==1/ cpu-clock@999$eng starts" "$(cat "$T/gf.err")"
+		fi
+	done
+else
+	skip "a glob with a filter keeps cpu 0's ring" "no taskset"
+fi
