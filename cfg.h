@@ -16,7 +16,8 @@ struct event {
 	u64 *ids;		/* the header's ids, one per ring: the first ones */
 	u64 *kid;		/* per ring: the kernel's id now, and the one before
 				   (a CPU that came back online has new events) */
-	int *fds;		/* per ring */
+	int *fds;		/* per ring (hotplug, tripwires) */
+	u64 *cnt;		/* a tripwire's: per ring, its counter as last read */
 	char *tok;		/* "'its config token' at N", for errors */
 	int trip;		/* tripwire number, or 0 */
 	int comm_off;		/* a tripwire's "char comm[16]" field, or <= 0 */

@@ -35,7 +35,8 @@
 #include "dump.h"
 #include "zstd.h"
 
-static void trip_rec(const struct rec_hdr *h, void *ctx);
+static void trip_read(void);
+static u32 hit_pid[16];	/* per tripwire: who hit last */
 
 /* Every way out: the tty as it was, no ftrace instance left behind. */
 static void tidy(void)
@@ -54,17 +55,17 @@ static u64 deadline;	/* of the post-trigger dump */
 static int dump_now(const char *why, int pull)
 {
 	static int made;	/* dumps= counts the sink's, not pulls */
-	int r, i;
+	int r;
 
 	/* Before a pull, a hit dumps to the sink first. */
 	draining = pull < 0;
-	for (i = 0; ntrip && i < nring; i++)
-		ring_read(trings + i, trip_rec, 0);
+	if (ntrip)
+		trip_read();
 	draining = 0;
 	r = dump(why, pull);
 	/* A pull gave way to a hit, whose wake-up its poll took: read now. */
-	for (i = 0; ntrip && pull >= 0 && i < nring; i++)
-		ring_read(trings + i, trip_rec, 0);
+	if (ntrip && pull >= 0)
+		trip_read();
 
 	if (cfg_dumps && pull < 0 && ++made >= cfg_dumps) {
 		msg("made dumps=%d, exiting", (int)cfg_dumps);
@@ -119,12 +120,14 @@ static void trip_who(const struct rec_hdr *h, const struct event *e, const u32 *
 		memcpy(hit_comm, raw + off, 15), hit_comm[15] = 0;
 }
 
-static void trip_hit(struct trip *t, u32 pid)
+/* n more hits of t; the last by pid */
+static void trip_hit(struct trip *t, u64 n, u32 pid)
 {
 	char *comm = hit_comm;
 	u64 now = now_us();
 
-	if ((long)++t->hits < t->count) {
+	if (t->hits + n < (u64)t->count) {
+		t->hits += n;
 		msg("trip %s: hit %u of %u, by pid %u (%s)", t->what, t->hits, (unsigned)t->count, pid, comm);
 		return;
 	}
@@ -149,23 +152,13 @@ static void trip_hit(struct trip *t, u32 pid)
 	}
 }
 
-/* A record from a tripwire ring: keep it for the dump, count the hit.
- * Hits the kernel lost (a burst filled the ring) count too. */
+/* A record from a tripwire ring: kept for the dump, and who hit. */
 static void trip_rec(const struct rec_hdr *h, void *ctx)
 {
 	const u64 *a = (const void *)(h + 1);
 	struct event *e;
-	struct trip *t;
 	u32 id[2];
 
-	if (h->type == REC_LOST && h->size >= 8 + 16 && a[1] && (e = ev_by_id(a[0])) && e->trip) {
-		t = trips + e->trip - 1;
-		msg("trip %s: %L hits lost in a burst, counted", t->what, a[1]);
-		t->hits = a[1] - 1 < (u64)(t->count - 1 - t->hits) ? t->hits + a[1] - 1 : (u64)t->count - 1;
-		memcpy(hit_comm, "?", 2);
-		trip_hit(t, 0);
-		return;
-	}
 	if (h->type != REC_SAMPLE || h->size < 8 + 48)
 		return;
 	e = ev_by_id(a[0]);
@@ -174,7 +167,36 @@ static void trip_rec(const struct rec_hdr *h, void *ctx)
 	memcpy(id, a + 2, 8);		/* IDENTIFIER, IP, then {pid, tid} */
 	if (e && e->trip) {
 		trip_who(h, e, id);
-		trip_hit(trips + e->trip - 1, id[0]);
+		hit_pid[e->trip - 1] = id[0];
+	}
+}
+
+/* The tripwire rings, then the hits: counted from each event's own
+ * counter (read() of its fd), not from the records. A burst fills the
+ * 8 KiB ring and the kernel drops the rest, and says so (LOST) only
+ * when a later record fits; the counter has every hit. */
+static void trip_read(void)
+{
+	int i, k;
+
+	for (i = 0; i < nring; i++)
+		ring_read(trings + i, trip_rec, 0);
+	for (k = 0; k < ntrip; k++) {
+		u64 n = 0, v;
+
+		for (i = 0; i < nev; i++) {
+			struct event *e = evs + i;
+			int r;
+
+			for (r = 0; e->trip == k + 1 && r < nring; r++)
+				if (read(e->fds[r], &v, 8) == 8) {
+					/* a CPU back online: a new event, from 0 */
+					n += v - (v >= e->cnt[r] ? e->cnt[r] : 0);
+					e->cnt[r] = v;
+				}
+		}
+		if (n)
+			trip_hit(trips + k, n, hit_pid[k]);
 	}
 }
 
@@ -318,8 +340,10 @@ static int loop(int sfd)
 				p[P_TTY].fd = -1;	/* hung up: no more requests */
 		}
 		for (i = P_TTY + 1; i < nt; i++)
-			if (p[i].revents)
-				ring_read(trings + i - P_TTY - 1, trip_rec, 0);
+			if (p[i].revents) {
+				trip_read();	/* all of them */
+				break;
+			}
 		/* Pulls last: whatever dumps to the sink has gone first. */
 		if (CFG_LISTEN && cfg_listen) {
 			char who[48];

@@ -167,3 +167,31 @@ if start_tracer "$T/ti" 'trip=segv trip=oom trip=signal:signal_generate/sig==31/
 	idle_check "tripwires armed, idle 5 s: voluntary context switches do not grow" 5
 	stop_tracer >/dev/null
 fi
+
+# --- 8. count= holds in a burst: 150 SIGCONTs from a loop, as fast as
+# bash sends them, overflow the tripwire's 8 KiB ring, and no record
+# comes after them (the kernel says how many it lost only in front of
+# a later one); the event's own counter has every hit. The filters name
+# our target: others' SIGCONTs do not count. A second tripwire wants
+# 151: the burst must not trip it.
+rm -f "$T/B"*
+sleep 60 & SP=$!; WORKS="$WORKS $SP"
+# tracer and the loop on one CPU: tracer reads its ring only when the
+# loop gives the CPU up, so the burst overflows it on any machine
+if ! command -v taskset >/dev/null; then
+	skip "count=150 in a burst" "no taskset"
+elif start_tracer "$T/tb" -o "$T/B" "sched:sched_switch trip=signal:signal_generate/sig==18&&pid==$SP/,count=150 \
+    trip=signal:signal_generate/sig>17&&sig<19&&pid==$SP/,count=151"; then
+	taskset -pc 0 $TPID >/dev/null
+	taskset -c 0 bash -c "for i in \$(seq 150); do kill -CONT $SP; done"
+	wait_line "$T/tb" "dump 1 (trip signal:signal_generate/sig==18&&pid" >/dev/null &&
+		pass "count=150: a burst of 150 trips (every hit counted)" ||
+		fail "count=150: a burst of 150 trips" "$(grep -v 'hit [0-9]* of' "$T/tb.err" | tail -3); $(grep -c 'hit [0-9]* of' "$T/tb.err") hit lines, the last: $(grep 'hit [0-9]* of' "$T/tb.err" | tail -1)"
+	sleep 0.3
+	stop_tracer >/dev/null
+	! grep -q "dump [0-9]* (trip signal:signal_generate/sig>17" "$T/tb.err" &&
+		grep -q "trip signal:signal_generate/sig>17.*hit 150 of 151" "$T/tb.err" &&
+		pass "count=151: the same burst counts 150 and does not trip" ||
+		fail "count=151: the same burst counts 150 and does not trip" "$(grep 'sig>17' "$T/tb.err" | tail -2)"
+fi
+kill $SP 2>/dev/null
