@@ -93,7 +93,9 @@ const char *pull_key(const char *path)
 	char b[KEY_MAX + 2];
 	struct stat st;
 	long n;
-	int fd = open(path, O_RDONLY | O_NOCTTY | O_CLOEXEC);
+	/* O_NONBLOCK: a FIFO would wait for a writer, with the signals
+	 * blocked; it is refused below, as a device is. */
+	int fd = open(path, O_RDONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
 
 	if (fd < 0)
 		return "can't open the key file";
@@ -332,8 +334,9 @@ int pull_fds(struct pollfd *p)
 	for (i = 0; i < PULL_PEND; i++) {
 		room += pend[i].fd < 0 || pend[i].want;
 		p[1 + i].fd = pend[i].fd;
-		/* a served-to-be one: only its hangup, not its bytes */
-		p[1 + i].events = pend[i].want ? POLLIN : 0;
+		/* a served-to-be one: only its hangup or the end of what it
+		 * sends (a client that closed), not its bytes */
+		p[1 + i].events = pend[i].want ? POLLIN : POLLRDHUP;
 	}
 	/* Full of connections that wait their turn: the rest wait in the
 	 * backlog. A slot that waits for a key gives way to a newcomer. */
@@ -363,6 +366,7 @@ int pull_step(const struct pollfd *p, char *who, size_t n, int *wait)
 {
 	u64 now, first = -1;
 	int i, ms, pick = -1;
+	char c;
 
 	for (i = 0; i < PULL_PEND; i++) {
 		struct pend *s = pend + i;
@@ -383,6 +387,13 @@ int pull_step(const struct pollfd *p, char *who, size_t n, int *wait)
 
 		if (s->fd < 0)
 			continue;
+		/* closed while it waited, and the poll had not said so yet:
+		 * no dump for nobody (a client keeps its sending side open
+		 * until it has its dump, as nc does without -N) */
+		if (!s->want && !recv(s->fd, &c, 1, MSG_PEEK | MSG_DONTWAIT)) {
+			pend_drop(s, 0);
+			continue;
+		}
 		if (s->want && now - s->since >= KEY_WAIT) {
 			pend_drop(s, "no key within 5 s");
 			continue;

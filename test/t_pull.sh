@@ -201,6 +201,13 @@ out=$("$TRACER" "cpu-clock listen=0.0.0.0:$P5 key=$T/key" 2>&1 >/dev/null); rc=$
 case "$rc:$out" in 2:*"others may read this file"*) pass "a key file others may read: exit 2" ;;
 *) fail "a key file others may read: exit 2" "rc=$rc $out" ;; esac
 chmod 600 "$T/key"
+# a FIFO as the key: refused at once (it used to wait for a writer, with
+# the signals blocked: only SIGKILL ended it)
+mkfifo "$T/key.fifo"
+out=$(timeout -s KILL 10 "$TRACER" "cpu-clock listen=0.0.0.0:$P5 key=$T/key.fifo" 2>&1 >/dev/null); rc=$?
+case "$rc:$out" in 2:*"key=$T/key.fifo"*"not a regular file"*) pass "key= naming a FIFO: refused at once, exit 2" ;;
+*) fail "key= naming a FIFO: refused at once, exit 2" "rc=$rc $out" ;; esac
+rm -f "$T/key.fifo"
 if ! command -v ip >/dev/null || ! ip netns add $NS 2>"$T/ns.err"; then
 	skip "keyed pulls from a network namespace" "ip netns add failed: $(cat "$T/ns.err" 2>/dev/null || echo 'no ip(8)')"
 else
@@ -284,6 +291,22 @@ if start_tracer "$T/rl" -o "$T/rl.data" "sched:sched_process_exec buf=64k listen
 	[ $t -ge 12 ] && [ $t -lt 60 ] && pass "20 pulls at once: at most the rate limit's pace (${t} s)" ||
 		fail "20 pulls at once: at most the rate limit's pace (4, then one a second)" "${t} s"
 	stop_tracer >/dev/null
+fi
+
+# --- 30 clients that connect and close at once get no dump (they used
+# to, each a "Broken pipe" at the rate limit's pace); the next real pull
+# gets the one dump ---
+P9=$((PORT + 9))
+if start_tracer "$T/cc" -o "$T/cc.data" "sched:sched_process_exec buf=64k listen=127.0.0.1:$P9"; then
+	python3 -c "import socket
+for i in range(30):
+    s = socket.socket(); s.connect(('127.0.0.1', $P9)); s.close()"
+	sleep 1
+	timeout 60 nc -d 127.0.0.1 $P9 >"$T/cc.pull" </dev/null
+	sleep 1
+	stop_tracer >/dev/null
+	testing "30 connect-and-close, then a pull: one pulled dump, the real one's" "1 PERFILE2" \
+		"$(grep -c 'dump [0-9]* (pulled' "$T/cc.err") $(head -c 8 "$T/cc.pull")"
 fi
 
 # --- a name or port another program took first: said as such ---
