@@ -693,9 +693,7 @@ static void framed(const u8 *p, size_t n)
 		was |= bad;
 		return reset();
 	}
-	if (n == 1)
-		feed_end("a record cut short");
-	flush(~0ULL);
+	feed_end("a record cut short");
 }
 
 /* A file-mode perf.data, by its sections (pread), each checked against
@@ -727,7 +725,8 @@ static void file(int fd)
 	}
 	end = dof + dn;
 	if (dn > fs - dof) {
-		err = "the file is cut short: its data stops", eat = end = fs;
+		err = "the file is cut short (so is its tracing data: tracepoints as 2:ID): its data stops",
+		eat = end = fs;
 	} else if (G64(h + 72) & 2) {	/* the tracing data: the first section */
 		if (pread(fd, a, 16, end) != 16 || (io = G64(a)) > fs || (in = G64(a + 8)) > fs - io)
 			err = "the file is cut short: the tracing data is missing", eat = end;
