@@ -144,23 +144,59 @@ static int unb64(const char *s, size_t n, unsigned char *out)
 	return k;
 }
 
+/* Memory is bounded whatever the capture: it is read through a window
+ * of XBUF, a line longer than XLINE is cut there, and the only dump
+ * held is the one -x writes to stdout (up to XMAX; -o FILE and -p take
+ * each dump as it comes): the one being read, and the one chosen so
+ * far. */
+#define XBUF (64 << 10)
+#define XLINE 4096
+#define XMAX (64 << 20)
+#define XNUL (1 << 20)		/* NUL bytes in a row: not a capture */
+#define XJUMP (1 << 20)		/* frame lines a console may lose: 48 MiB */
+
 struct xdump {
-	unsigned char *b;
-	size_t n, cap, last;	/* last: the size of the last line's bytes */
-	u64 next;		/* the line number expected next */
-	int dump, bad, done;
+	unsigned char *b, last[LINE];	/* held bytes; the last line's */
+	u64 n, hn, next;	/* bytes recovered, held; the line number expected next */
+	size_t nl;		/* the size of the last line's bytes */
+	u32 crc;
+	int dump, bad, done, fd, hold;	/* fd: -o's file */
 };
+
+static void (*x_each)(const u8 *, size_t);
+static const char *x_out;
+static int x_sel, x_rc;
+static struct { unsigned char *b; u64 n; int bad, any; } x_got;	/* -x to stdout */
+static unsigned char *x_hb[2];	/* -x to stdout: this dump, the chosen one */
 
 static void xput(struct xdump *d, const unsigned char *p, size_t n)
 {
 	if (!n)
 		return;
-	if (d->n + n > d->cap) {
-		d->cap = (d->n + n) * 2;
-		d->b = xrealloc(d->b, d->n, d->cap);
+	if (x_each && !d->bad)
+		x_each(p, n);
+	if (d->fd >= 0) {	/* -o: what a damaged dump holds is written too */
+		size_t off = 0;
+		ssize_t w;
+
+		while (off < n && (w = write(d->fd, p + off, n - off)) > 0)
+			off += w;
+		if (off < n) {
+			msg("dump %d: write:", d->dump);
+			close(d->fd);
+			d->fd = -1, d->bad = 1;
+		}
 	}
-	memcpy(d->b + d->n, p, n);
+	if (d->hold && d->hn + n > XMAX && !d->bad)
+		msg("dump %d: over %u MiB: -o FILE writes any size", d->dump, XMAX >> 20);
+	if (d->hold && d->hn + n > XMAX)
+		d->bad = 1;
+	else if (d->hold)
+		memcpy(d->b + d->hn, p, n), d->hn += n;
 	d->n += n;
+	d->crc = crc32(d->crc, p, n);
+	memcpy(d->last, p, n);
+	d->nl = n;
 }
 
 /* One "#T N DATA CRC" line of dump d, found at line ln of the capture. */
@@ -223,12 +259,21 @@ static void xline(struct xdump *d, char *s, long ln, const char *rest)
 		msg("dump %d: capture line %L is corrupt (frame line %L)", d->dump, (u64)ln, d->next);
 		d->bad = 1;
 		d->next++;
-		d->last = 0;
+		d->nl = 0;
+		return;
+	}
+	if (seq > d->next + XJUMP || e - s > 19) {
+		/* its bytes are whole (the CRC covers them), its number is not */
+		msg("dump %d: capture line %L is corrupt (frame line %L: its number is garbled)",
+		    d->dump, (u64)ln, d->next);
+		d->bad = 1;
+		d->next++;
+		d->nl = 0;
 		return;
 	}
 	if (seq < d->next) {
 		/* The line before, again (a console that repeated it): harmless. */
-		if (seq + 1 == d->next && d->last == (size_t)n && (!n || !memcmp(d->b + d->n - n, raw, n)))
+		if (seq + 1 == d->next && d->nl == (size_t)n && !memcmp(d->last, raw, n))
 			return;
 		msg("dump %d: frame line %L is out of order (capture line %L)", d->dump, seq, (u64)ln);
 		d->bad = 1;
@@ -240,7 +285,6 @@ static void xline(struct xdump *d, char *s, long ln, const char *rest)
 		d->bad = 1;
 	}
 	d->next = seq + 1;
-	d->last = n;
 	xput(d, raw, n);
 }
 
@@ -250,7 +294,7 @@ static void xend(struct xdump *d, char *s, long ln)
 	unsigned long len = xtou(s, &e, 10);
 	u32 crc = xtou(e, 0, 16);
 
-	if (d->n != len || crc32(0, d->b, d->n) != crc) {
+	if (d->n != len || d->crc != crc) {
 		msg("dump %d: %L bytes recovered of %L, or the checksum is wrong (end at capture line %L)",
 		    d->dump, (u64)d->n, (u64)len, (u64)ln);
 		d->bad = 1;
@@ -258,120 +302,142 @@ static void xend(struct xdump *d, char *s, long ln)
 	d->done = 1;
 }
 
-static int xwrite(const char *name, struct xdump *d)
+/* A dump begins: -o's file is opened, or the window to hold it. */
+static void xbegin(struct xdump *d, int dump, int i)
 {
-	int fd = name ? open(name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600) : 1;
-	size_t off = 0;
+	char name[4096];
 
-	if (fd < 0) {
-		msg("%s:", name);
-		return 1;
+	memset(d, 0, sizeof(*d));
+	d->dump = dump, d->fd = -1;
+	if (x_each)
+		return x_each(0, 0);
+	if (x_out) {
+		fmt(name, sizeof(name), i ? "%s.%u" : "%s", x_out, (unsigned)i);
+		if ((d->fd = open(name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600)) < 0)
+			msg("%s:", name), x_rc = 1;
+		return;
 	}
-	while (off < d->n) {
-		ssize_t w = write(fd, d->b + off, d->n - off);
-
-		if (w <= 0) {
-			msg("write %s:", name ? name : "stdout");
-			return 1;
-		}
-		off += w;
-	}
-	if (name)
-		close(fd);
-	return 0;
+	if (x_sel && dump != x_sel)
+		return;
+	if (!x_hb[0])
+		x_hb[0] = xmalloc(XMAX), x_hb[1] = xmalloc(XMAX);
+	d->b = x_hb[0] == x_got.b ? x_hb[1] : x_hb[0];
+	d->hold = 1;
 }
 
-/* Read the capture (pre[0, n), then fd), recover every framed dump,
- * write the chosen one(s): -n's, or the last complete one; or hand each
- * to each (tracer -p). NUL bytes (line noise, a board's
- * reset) end a line. Exit 0 when what was asked for came out whole,
- * else 1. */
+/* A dump ends (its end marker, the next one's begin, or the capture's
+ * end): said, closed, handed on, or chosen. */
+static void xfinish(struct xdump *d)
+{
+	msg("dump %d: %L bytes, %s", d->dump, d->n, d->bad ? "DAMAGED" : "ok");
+	if (x_each)
+		x_each(0, d->bad ? 2 : 1);
+	if (d->fd >= 0)
+		close(d->fd);
+	if (x_each || x_out)
+		x_rc |= d->bad;
+	else if (d->hold && (x_sel || !d->bad))
+		x_got.b = d->b, x_got.n = d->hn, x_got.bad = d->bad, x_got.any = 1;
+}
+
+/* New bytes of the capture: NULs (line noise, a board's reset) end a
+ * line, and so does a line's XLINE-th byte. The newlines they hold. */
+static size_t xclean(char *p, size_t n, size_t *run, u64 *nul)
+{
+	size_t k = 0;
+
+	for (; n--; p++) {
+		*nul = *p ? 0 : *nul + 1;
+		if (!*p || ++*run >= XLINE)
+			*p = '\n';
+		if (*p == '\n')
+			k++, *run = 0;
+	}
+	return k;
+}
+
+/* Read the capture (pre[0, n), then fd) line by line, recover every
+ * framed dump, write the chosen one(s): -n's, or the last complete
+ * one; or hand each to each (tracer -p) as it comes. Exit 0 when what
+ * was asked for came out whole, else 1. A line is taken when the next
+ * four are in the window too (xrepair looks at them). */
 int frame_extract(int sel, const char *out, const void *pre, size_t n, int fd,
 		  void (*each)(const u8 *, size_t))
 {
-	struct xdump *d = 0;
-	char *buf = 0, *line, *nl, *end;
-	size_t cap = 0, dcap = 0, i;
+	static char buf[XBUF + 1];
+	struct xdump d;
+	char *line = buf, *nl, *m;
+	size_t have = n, nls, run = 0;
+	u64 nul = 0, off = 0;
 	ssize_t r;
 	long ln = 0;
-	int nd = 0, rc = 0, cur = -1;
+	int nd = 0, cur = 0, eof = 0;
 
-	buf = xrealloc(buf, 0, cap = n + 65536);
-	memcpy(buf, pre, n);
+	x_each = each, x_out = out, x_sel = sel, x_rc = 0;
+	memset(&x_got, 0, sizeof(x_got));
+	if (out && strlen(out) > 4000)
+		die(2, "%s: path too long", out);
+	nls = xclean(memcpy(buf, pre, n), n, &run, &nul);
 	for (;;) {
-		if (n + 65536 > cap)
-			buf = xrealloc(buf, n, cap = cap * 2 + 65536);
-		if ((r = read(fd, buf + n, cap - n - 1)) <= 0)
+		if (!eof && nls < 5) {
+			memmove(buf, line, have -= line - buf);
+			line = buf;
+			if ((r = read(fd, buf + have, XBUF - have)) <= 0) {
+				if (r < 0)
+					msg("read:"), x_rc = 1;
+				eof = 1;
+				continue;
+			}
+			nls += xclean(buf + have, r, &run, &nul);
+			have += r, off += r;
+			if (nul >= XNUL) {
+				msg("%u MiB of NUL bytes in a row: not a capture; read no further", XNUL >> 20);
+				eof = 1, x_rc = 1;
+			}
+			continue;
+		}
+		if (line == buf + have)
 			break;
-		n += r;
-	}
-	for (i = 0; i < n; i++)
-		if (!buf[i])
-			buf[i] = '\n';
-	buf[n] = 0;
-	for (line = buf, end = buf + n; line < end; line = nl ? nl + 1 : end) {
-		char *m;
-
+		buf[have] = 0;
 		ln++;
-		nl = xstrchr(line, '\n');
-		if (nl)
-			*nl = 0;
+		if ((nl = memchr(line, '\n', buf + have - line)))
+			*nl = 0, nls--;
 		if (nl > line && nl[-1] == '\r')
 			nl[-1] = 0;
 		if ((m = xstrstr(line, "#TRACER BEGIN "))) {
-			if (cur >= 0 && !d[cur].done) {
-				msg("dump %d: no end marker before capture line %L", d[cur].dump, (u64)ln);
-				d[cur].bad = 1;
+			if (cur && !d.done) {
+				msg("dump %d: no end marker before capture line %L", d.dump, (u64)ln);
+				d.bad = 1;
 			}
-			if ((size_t)nd == dcap) {
-				d = xrealloc(d, dcap * sizeof(*d), (2 * dcap + 64) * sizeof(*d));
-				dcap = 2 * dcap + 64;
-			}
-			cur = nd++;
-			memset(d + cur, 0, sizeof(*d));
-			d[cur].dump = xtou(m + 14, 0, 10);
-		} else if (cur >= 0 && !d[cur].done && (m = xstrstr(line, "#T "))) {
-			xline(d + cur, m + 3, ln, nl ? nl + 1 : 0);
-		} else if (cur >= 0 && !d[cur].done && (m = xstrstr(line, "#TRACER END "))) {
-			xend(d + cur, xstrchr(m + 12, ' ') ? xstrchr(m + 12, ' ') + 1 : m + 12, ln);
+			if (cur && !d.done)
+				xfinish(&d);
+			xbegin(&d, xtou(m + 14, 0, 10), nd++);
+			cur = 1;
+		} else if (cur && !d.done && (m = xstrstr(line, "#T "))) {
+			xline(&d, m + 3, ln, nl ? nl + 1 : 0);
+		} else if (cur && !d.done && (m = xstrstr(line, "#TRACER END "))) {
+			xend(&d, xstrchr(m + 12, ' ') ? xstrchr(m + 12, ' ') + 1 : m + 12, ln);
+			xfinish(&d);
 		}
+		line = nl ? nl + 1 : buf + have;
 	}
-	if (cur >= 0 && !d[cur].done) {
-		msg("dump %d: the capture ends before its end marker", d[cur].dump);
-		d[cur].bad = 1;
+	if (cur && !d.done) {
+		msg("dump %d: the capture ends before its end marker", d.dump);
+		d.bad = 1;
+		xfinish(&d);
 	}
 	if (!nd)
 		die(1, "no framed dump in the input");
-	for (i = 0; i < (size_t)nd; i++) {
-		msg("dump %d: %L bytes, %s", d[i].dump, (u64)d[i].n, d[i].bad ? "DAMAGED" : "ok");
-		if (each) {
-			each(d[i].b, d[i].n);
-			rc |= d[i].bad;
+	if (each || out)
+		return x_rc;
+	if (!x_got.any && sel)
+		die(1, "no dump %d in the input", sel);
+	if (!x_got.any)
+		die(1, "no complete dump in the input; -n N writes a damaged one");
+	for (off = 0; off < x_got.n; off += r)
+		if ((r = write(1, x_got.b + off, x_got.n - off)) <= 0) {
+			msg("write stdout:");
+			return 1;
 		}
-	}
-	if (each)
-		return rc;
-	if (out) {
-		char name[4096];
-
-		if (strlen(out) > 4000)
-			die(2, "%s: path too long", out);
-		for (i = 0; i < (size_t)nd; i++) {
-			fmt(name, sizeof(name), i ? "%s.%u" : "%s", out, (unsigned)i);
-			rc |= xwrite(name, d + i) | d[i].bad;
-		}
-		return rc;
-	}
-	if (sel) {
-		for (i = nd; i-- > 0 && d[i].dump != sel;)
-			;
-		if (i == (size_t)-1)
-			die(1, "no dump %d in the input", sel);
-	} else {
-		for (i = nd; i-- > 0 && d[i].bad;)
-			;
-		if (i == (size_t)-1)
-			die(1, "no complete dump in the input; -n N writes a damaged one");
-	}
-	return xwrite(0, d + i) | d[i].bad;
+	return x_got.bad | x_rc;
 }

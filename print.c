@@ -38,6 +38,10 @@
 #define MAXTP 4096
 #define NCOMM 8192
 #define MAXREC (1 << 16)
+#define WIN (2 * MAXREC)		/* input not yet whole records */
+#define QMAX (16 << 20)		/* records waiting for their round */
+#define IXMAX (QMAX / 16)	/* a timed record has 16 bytes at least */
+#define TDMAX (16 << 20)	/* the tracing data (all of a kernel's formats: 2 MiB) */
 #define ZCAP (MAXREC + (2 << 20))	/* a frame's content is up to 64 KiB here */
 
 static int pbe, tbe, bad;	/* big-endian perf fields, tracing data; an error */
@@ -45,9 +49,15 @@ static struct { u32 type; u64 cfg, st; } ev[MAXEV];
 static struct { u64 id; int ev; } idt[MAXID];
 static struct { long id; const u8 *sys, *f, *e; } tp[MAXTP];
 static int nevs, nid, ntp;
+/* Memory is bounded whatever the input: each buffer is taken once, at
+ * its most, when first needed (untouched pages cost nothing). */
 static u8 *q;			/* the records of this round */
-static size_t qn, qcap, nix, ixcap;
+static size_t qn, nix;
 static struct ent { u64 t, off; } *ix;
+static u8 *win, *td;		/* the input window; the tracing data */
+static size_t wn;
+static u64 at, tdn, tdlen;	/* win[0]'s input offset; tracing data read, its size */
+static int hdr;			/* a stream's header still to come */
 static struct { u32 tid; char c[16]; } ct[NCOMM];	/* tid + 1, 0: free */
 
 static u64 val(const u8 *p, int n, int be)
@@ -249,16 +259,14 @@ static const u8 *eol(const u8 *l, const u8 *e)
 	return l;
 }
 
-static void tracing(const u8 *b, size_t n)
+/* The tracing data, in td[0, n): the formats point into it. */
+static void tracing(size_t n)
 {
-	const u8 *p, *e, *sys;
+	const u8 *b = td, *p = b + 10, *e = b + n, *sys;
 	u64 i, k, ns, sz;
 
-	u8 *c = xmalloc(n + 1);	/* kept: the formats point into it */
-
-	c[n] = 0;	/* a system's name ends */
-	b = memcpy(c, b, n);
-	p = b + 10, e = b + n;
+	td[n] = 0;	/* a system's name ends */
+	ntp = 0;
 	if (n < 20 || memcmp(b + 3, "tracing", 7))
 		return oops("no tracing data", 0);
 	while (p < e && *p++)
@@ -504,16 +512,18 @@ static void end_round(void)
 }
 
 /* A record with no time goes at once, as in perf (the snapshot of
- * /proc that names the processes); the others wait for their round. */
+ * /proc that names the processes); the others wait for their round.
+ * When more wait than the queue holds, the older half goes now, as
+ * perf does at its queue's limit. */
 static void queue(const u8 *p, u32 n, u64 t)
 {
 	if (!t)
 		return show(p);
-	if (qn + n > qcap)
-		q = xrealloc(q, qn, qcap = (qn + n) * 2 + 65536);
-	if (nix == ixcap) {
-		ix = xrealloc(ix, nix * sizeof(*ix), (ixcap * 2 + 4096) * sizeof(*ix));
-		ixcap = ixcap * 2 + 4096;
+	if (!q)
+		q = xmalloc(QMAX), ix = xmalloc(IXMAX * sizeof(*ix));
+	while (qn + n > QMAX || nix == IXMAX) {
+		xsort(ix, nix, sizeof(*ix), cmp);
+		flush(ix[nix / 2].t);
 	}
 	memcpy(q + qn, p, n);
 	ix[nix++] = (struct ent){ t, qn };
@@ -594,17 +604,28 @@ static size_t records(const u8 *p, size_t n, u64 at)
 			oops("a record of size 0", at + o);
 			break;
 		}
-		t = G32(p + o) == REC_HEADER_TRACING_DATA && sz >= 12 ? (G32(p + o + 8) + 7ULL) & ~7ULL : 0;
-		if (t > 1 << 28) {
-			oops("tracing data of over 256 MiB", at + o);
+		t = G32(p + o) == REC_HEADER_TRACING_DATA && sz >= 12 && n - o >= 12 ?
+			(G32(p + o + 8) + 7ULL) & ~7ULL : 0;
+		if (t > TDMAX) {
+			oops("tracing data of over 16 MiB", at + o);
 			break;
 		}
-		if (sz + t > n - o)
-			break;
-		if (t)
-			tracing(p + o + sz, t);
-		else
+		if (t && !td)
+			td = xmalloc(TDMAX + 1);
+		if (sz + t > n - o) {
+			if (!t || zin || sz > n - o)
+				break;
+			/* the rest comes straight into td (feed) */
+			memcpy(td, p + o + sz, tdn = n - o - sz);
+			tdlen = t;
+			return n;
+		}
+		if (t) {
+			memcpy(td, p + o + sz, t);
+			tracing(t);
+		} else {
 			rec(p + o, at + o);
+		}
 		o += sz + t;
 	}
 	return o;
@@ -614,108 +635,152 @@ static void reset(void)
 {
 	nevs = nid = ntp = 0;
 	lim = tmax = 0;
+	bad = 0, zn = 0, wn = 0, tdn = tdlen = 0, hdr = 1, at = 0;
 }
 
-/* A standalone stream in memory (a framed dump). */
-static void stream_mem(const u8 *p, size_t n)
+/* Input, in any pieces, into the records: a stream's header first
+ * (hdr), then whole records out of the window, and the tracing data
+ * straight into its own buffer. */
+static void feed(const u8 *p, size_t n)
 {
 	size_t k;
-	int was = bad;	/* a damaged dump before this one: this one still prints */
 
-	reset();
-	bad = 0, zn = 0;
-	if (n < 16 || (memcmp(p, "PERFILE2", 8) && memcmp(p, "2ELIFREP", 8)))
-		return oops("not a perf.data stream", 0);
-	pbe = *p == '2';
-	k = 16 + records(p + 16, n - 16, 16);
-	if (k < n && !bad)
-		oops("a record cut short", k);
-	flush(~0ULL);
-	bad |= was;
+	while (n && !bad) {
+		if (tdlen) {
+			k = n < tdlen - tdn ? n : tdlen - tdn;
+			memcpy(td + tdn, p, k);
+			tdn += k, at += k, p += k, n -= k;
+			if (tdn == tdlen)
+				tracing(tdlen), tdlen = 0;
+			continue;
+		}
+		k = n < WIN - wn ? n : WIN - wn;
+		memcpy(win + wn, p, k);
+		wn += k, p += k, n -= k;
+		k = 0;
+		if (hdr) {
+			if (wn < 16)
+				continue;
+			pbe = *win == '2';
+			if ((memcmp(win, "PERFILE2", 8) && memcmp(win, "2ELIFREP", 8)) || G64(win + 8) != 16)
+				return oops("not a perf.data stream", at);
+			hdr = 0, k = 16;
+		}
+		k += records(win + k, wn - k, at + k);
+		memmove(win, win + k, wn -= k);
+		at += k;
+	}
 }
 
-/* A file-mode perf.data, whole in memory. */
-static void file(const u8 *b, size_t n)
+/* The input ended: what is left was cut short. */
+static void feed_end(const char *what)
 {
-	u64 as, ao, an, dof, dn, o, io, in;
-	const u8 *a;
+	if (!bad && (hdr || wn || tdlen))
+		oops(hdr ? "not a perf.data stream" : what, at);
+	flush(~0ULL);
+}
 
-	if (n < 104)
-		return oops("a perf.data header that does not fit the file", 0);
-	as = G64(b + 16), ao = G64(b + 24), an = G64(b + 32), dof = G64(b + 40), dn = G64(b + 48);
-	if (as < 64 || as > 4096 || ao > n || an > n - ao || dof > n || dn > n - dof)
+/* tracer -p on a capture: each framed dump, a standalone stream, as
+ * frame.c recovers it: its bytes up to any damage, then p = 0 and n =
+ * 1 (whole) or 2 (damaged, which frame.c has said); n = 0 begins it. */
+static int was;		/* a damaged dump before this one: this one still prints */
+
+static void framed(const u8 *p, size_t n)
+{
+	if (p)
+		return feed(p, n);
+	if (!n) {
+		was |= bad;
+		return reset();
+	}
+	feed_end("a record cut short");
+}
+
+/* A file-mode perf.data, by its sections (pread), each checked against
+ * the file's size. A file cut short prints its records up to the cut. */
+static void file(int fd)
+{
+	u8 h[104], a[4096];
+	u64 fs = lseek(fd, 0, SEEK_END), as, ao, an, dof, dn, o, io, in, end;
+	const char *err = 0;
+	u64 eat = 0;
+	ssize_t k;
+
+	if (fd_mode(fd) != S_IFREG)
+		return oops("a file-mode perf.data is read by its sections: give it as FILE, not through a pipe", 0);
+	if (pread(fd, h, 104, 0) != 104)
+		return oops("a perf.data header cut short", 0);
+	as = G64(h + 16), ao = G64(h + 24), an = G64(h + 32), dof = G64(h + 40), dn = G64(h + 48);
+	if (as < 64 || as > 4096 || ao > fs || an > fs - ao || dof > fs)
 		return oops("a perf.data header that does not fit the file", 0);
 	for (o = 0; o + as <= an; o += as) {
-		a = b + ao + o;
-		io = G64(a + as - 16), in = G64(a + as - 8);
-		if (io > n || in > n - io)
+		if (pread(fd, a, as, ao + o) != (ssize_t)as)
+			return oops("attrs past the end", ao + o);
+		io = G64(a + as - 16), in = G64(a + as - 8) / 8;
+		if (in > (u64)(MAXID - nid))	/* the rest would not be kept */
+			in = MAXID - nid;
+		if (io > fs || in > (fs - io) / 8 || pread(fd, win, in * 8, io) != (ssize_t)(in * 8))
 			return oops("attr ids past the end", ao + o);
-		attr(a, as - 16, b + io, in / 8);
+		attr(a, as - 16, win, in);
 	}
-	a = b + dof + dn;
-	if (G64(b + 72) & 2 && a + 16 <= b + n) {	/* the tracing data: the first section */
-		io = G64(a), in = G64(a + 8);
-		if (io > n || in > n - io)
-			return oops("tracing data past the end", dof + dn);
-		tracing(b + io, in);
+	end = dof + dn;
+	if (dn > fs - dof) {
+		err = "the file is cut short (so is its tracing data: tracepoints as 2:ID): its data stops",
+		eat = end = fs;
+	} else if (G64(h + 72) & 2) {	/* the tracing data: the first section */
+		if (pread(fd, a, 16, end) != 16 || (io = G64(a)) > fs || (in = G64(a + 8)) > fs - io)
+			err = "the file is cut short: the tracing data is missing", eat = end;
+		else if (in > TDMAX)
+			err = "tracing data of over 16 MiB", eat = io;
+		else if (pread(fd, td = td ? td : xmalloc(TDMAX + 1), in, io) == (ssize_t)in)
+			tracing(in);
 	}
-	o = records(b + dof, dn, dof);
-	if (o < dn && !bad)
-		oops("a record past the data", dof + o);
-	flush(~0ULL);
+	hdr = 0, at = dof;
+	for (o = dof; o < end && !bad; o += k) {
+		if ((k = pread(fd, win + WIN, end - o < MAXREC ? end - o : MAXREC, o)) <= 0)
+			break;
+		feed(win + WIN, k);
+	}
+	if (!bad && err)
+		oops(err, eat);
+	feed_end("a record past the data");
 }
 
 /* tracer -p [FILE]: exit 0, or 1 when anything could not be read. */
 int print_main(const char *path)
 {
 	int fd = path ? open(path, O_RDONLY | O_CLOEXEC) : 0;
-	u8 *b = 0;
-	size_t n = 0, cap = 0, k;
-	u64 at = 0;
-	ssize_t r;
-	int file_mode = 0;
+	size_t n = 0;
+	ssize_t r = 0;
+	u8 h[16];
 
 	if (fd < 0)
 		die(1, "%s:", path);
+	if (!win)
+		win = xmalloc(WIN + MAXREC);	/* the window, then what read() reads */
 	live = fd_mode(fd) != S_IFREG;
-	out_begin(1, 0, 0, 0, 0);
-	for (;;) {
-		if (n + MAXREC > cap)
-			b = xrealloc(b, n, cap = cap * 2 + 2 * MAXREC);
-		if ((r = read(fd, b + n, cap - n)) <= 0)
-			break;
+	while (n < 16 && (r = read(fd, h + n, 16 - n)) > 0)
 		n += r;
-		if (!at && !file_mode) {
-			if (n < 16)
-				continue;
-			if (memcmp(b, "PERFILE2", 8) && memcmp(b, "2ELIFREP", 8)) {
-				if (!CFG_FRAME)
-					break;
-				return frame_extract(-1, 0, b, n, fd, stream_mem) | bad;
-			}
-			pbe = *b == '2';
-			if (G64(b + 8) != 16) {
-				file_mode = 1;
-				continue;
-			}
-			memmove(b, b + 16, n -= 16);
-			at = 16;
-		}
-		if (!file_mode) {
-			k = records(b, n, at);
-			memmove(b, b + k, n -= k);
-			at += k;
-			if (bad)
-				break;
-		}
+	if (!n)
+		die(1, r < 0 ? "%s:" : "%s: empty, no dump in it", path ? path : "stdin");
+	out_begin(1, 0, 0, 0, 0);
+	reset();
+	if (n < 16 || (memcmp(h, "PERFILE2", 8) && memcmp(h, "2ELIFREP", 8))) {
+		if (!CFG_FRAME)
+			return oops("not perf.data", 0), 1;
+		return frame_extract(-1, 0, h, n, fd, framed) | bad | was;
 	}
-	if (r < 0)
-		msg("read:");
-	if (file_mode)
-		file(b, n);
-	else if (n && !bad)
-		oops(at ? "the input ends inside a record" : "not perf.data", at);
-	flush(~0ULL);
+	pbe = *h == '2';
+	if (G64(h + 8) != 16) {
+		file(fd);
+	} else {
+		feed(h, 16);
+		while (!bad && (r = read(fd, win + WIN, MAXREC)) > 0)
+			feed(win + WIN, r);
+		if (r < 0)
+			msg("read:");
+		feed_end("the input ends inside a record");
+	}
 	out_end();
 	return bad || r < 0;
 }

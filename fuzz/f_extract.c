@@ -24,6 +24,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	out_fd = memfd_create("fz-out", 0);
 	if (in_fd < 0 || out_fd < 0 || dup2(in_fd, 0) < 0 || dup2(out_fd, 1) < 0)
 		abort();
+	x_hb[0] = xmalloc(XMAX), x_hb[1] = xmalloc(XMAX);	/* kept: bounded, taken once */
 	snprintf(oname, sizeof(oname), "%s/fz-extract.%d", t ? t : "/tmp", (int)getpid());
 	return 0;
 }

@@ -21,7 +21,11 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	in_fd = memfd_create("fz-dump", 0);
 	if (in_fd < 0 || nul < 0 || dup2(in_fd, 0) < 0 || dup2(nul, 1) < 0)
 		abort();
-	z = xmalloc(ZCAP);	/* kept (fz_persist): 2 MiB each input would be most of the time */
+	/* kept (fz_persist): the bounded buffers, taken at their most, each
+	 * input would be most of the time */
+	z = xmalloc(ZCAP);
+	win = xmalloc(WIN + MAXREC), td = xmalloc(TDMAX + 1);
+	q = xmalloc(QMAX), ix = xmalloc(IXMAX * sizeof(*ix));
 	zstd_init();
 	return 0;
 }
@@ -34,9 +38,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
 	if (ftruncate(in_fd, 0) || (n && pwrite(in_fd, d, n, 0) != (ssize_t)n) || lseek(0, 0, SEEK_SET))
 		abort();
 	reset();
-	bad = pbe = tbe = 0;
-	q = 0, qn = qcap = nix = ixcap = 0, ix = 0;
-	zn = 0, zin = 0;
+	pbe = tbe = was = 0;
+	qn = nix = 0;
+	zin = 0;
 	memset(ct, 0, sizeof(ct));
 	FZ_ARM();
 	if (!setjmp(fz_jmp))

@@ -129,4 +129,127 @@ print(o)' "$f")
 		fail "a missing file: exit 1, named" "rc=$rc $(cat "$T/pnof.err")"
 	"$TRACER" -p a b >/dev/null 2>&1; rc=$?
 	testing "-p with two files: usage error" 2 "$rc"
+
+	# a file-mode dump cut short: what its data holds up to the cut is
+	# printed (its tracing data, after the data, is gone: tracepoints by
+	# number), then where, exit 1
+	sz=$(stat -c %s "$T/pf.data")
+	head -c $((sz / 2)) "$T/pf.data" >"$T/pfcut"
+	timeout 20 "$TRACER" -p "$T/pfcut" >"$T/pfcut.txt" 2>"$T/pfcut.err"; rc=$?
+	[ $rc = 1 ] && grep -q 'cut short.* at offset [0-9]' "$T/pfcut.err" && [ "$(grep -c . "$T/pfcut.txt")" -gt 10 ] &&
+		pass "a file cut in the middle: exit 1, '$(head -1 "$T/pfcut.err")', $(grep -c . "$T/pfcut.txt") lines printed" ||
+		fail "a file cut in the middle: exit 1, where, what could be printed" "rc=$rc $(head -2 "$T/pfcut.err"); $(grep -c . "$T/pfcut.txt") lines"
+	# the lines before the cut are the whole file's first ones (but the
+	# tracepoints' names and fields, which the tracing data gives)
+	n=$(grep -c . "$T/pfcut.txt")
+	"$TRACER" -p "$T/pf.data" 2>/dev/null | head -n "$n" | awk '{ print $1, $2, $3, $4 }' >"$T/pfcut.want"
+	[ "$n" -gt 10 ] && awk '{ print $1, $2, $3, $4 }' "$T/pfcut.txt" | cmp -s - "$T/pfcut.want" &&
+		pass "a file cut in the middle: its $n lines are the whole file's first" ||
+		fail "a file cut in the middle: its lines are the whole file's first" "$(awk '{ print $1, $2, $3, $4 }' "$T/pfcut.txt" | diff - "$T/pfcut.want" | head -3)"
+
+	# empty input is an error; so is /dev/zero, quickly and in little memory
+	for e in "/dev/null" "< /dev/null"; do
+		err=$(eval timeout 20 "\"$TRACER\" -p $e" 2>&1 >/dev/null); rc=$?
+		case "$rc:$err" in 1:*empty*) pass "-p $e: exit 1, '$err'" ;; *) fail "-p $e: exit 1, said" "rc=$rc '$err'" ;; esac
+	done
+	for x in "-p /dev/zero" "-x < /dev/zero"; do
+		err=$(eval timeout 20 prlimit --as=$((64 << 20)) "\"$TRACER\" $x" 2>&1 >/dev/null); rc=$?
+		case "$rc:$err" in 1:*"NUL bytes"*) pass "$x: exit 1 in 64 MiB, '$(echo "$err" | head -1)'" ;;
+		*) fail "$x: exit 1 in 64 MiB, said" "rc=$rc '$(echo "$err" | head -2)'" ;; esac
+	done
+
+	# bounded memory (README: tracer -p holds 56 MiB at most, -x to
+	# stdout 2 dumps of 64 MiB): ~100 MB inputs made of this test's dumps,
+	# the body of their records 30 times over, with no round until the
+	# end, so every record waits for it: as a stream and framed (on a
+	# pipe) and a file; -p prints each record, -x -o writes it whole
+	cat >"$T/pbig.py" <<'PY'
+# pbig.py MODE IN K: IN's records, their body K times over, as one big
+# dump: MODE stream (IN a stream; no round until the end), framed (that
+# stream framed as frame=text), or file (IN a file-mode perf.data; the
+# data K times over, the sections after it moved).
+import struct, sys, zlib, base64
+mode, src, k = sys.argv[1], open(sys.argv[2], "rb").read(), int(sys.argv[3])
+out = sys.stdout.buffer
+if mode == "file":
+    h = bytearray(src[:104])
+    dof, dn = struct.unpack_from("<QQ", h, 40)
+    body, tail = src[dof:dof + dn], src[dof + dn:]
+    n = bin(struct.unpack_from("<Q", h, 72)[0]).count("1")
+    secs = bytearray(tail[:16 * n])
+    for i in range(n):
+        struct.pack_into("<Q", secs, 16 * i, struct.unpack_from("<Q", secs, 16 * i)[0] + dn * (k - 1))
+    struct.pack_into("<Q", h, 48, dn * k)
+    out.write(h + src[104:dof])
+    for i in range(k):
+        out.write(body)
+    out.write(secs + tail[16 * n:])
+    sys.exit(0)
+head, body, o = [src[:16]], [], 16
+while o + 8 <= len(src):
+    t, m, n = struct.unpack_from("<IHH", src, o)
+    if t == 66:
+        n += (struct.unpack_from("<I", src, o + 8)[0] + 7) & ~7
+    (body if t < 64 else head if t != 68 else []).append(src[o:o + n])
+    o += n
+head, body, rnd = b"".join(head), b"".join(body), struct.pack("<IHH", 68, 0, 8)
+if mode == "stream":
+    out.write(head + body * k + rnd)
+    sys.exit(0)
+w, crc, ln, total, pend = out.write, 0, 0, 0, b""
+w(b"some boot log\n#TRACER BEGIN 1\n")
+for c in [head] + [body] * k + [rnd]:
+    pend += c
+    crc, total = zlib.crc32(c, crc), total + len(c)
+    ls = []
+    for i in range(0, len(pend) - 47, 48):
+        d = pend[i:i + 48]
+        ls.append(b"#T %d %s %08x\n" % (ln, base64.b64encode(d), zlib.crc32(d)))
+        ln += 1
+    w(b"".join(ls))
+    pend = pend[len(pend) // 48 * 48:]
+if pend:
+    w(b"#T %d %s %08x\n" % (ln, base64.b64encode(pend), zlib.crc32(pend)))
+w(b"#TRACER END 1 %d %08x\n" % (total, crc))
+PY
+	ls1=$("$TRACER" -p "$T/pstream.out" 2>/dev/null | grep -c .)
+	lf1=$("$TRACER" -p "$T/pf.data" 2>/dev/null | grep -c .)
+	k=$(( (100 << 20) / $(stat -c %s "$T/pstream.out") + 1 ))
+	kf=$(( (100 << 20) / $(stat -c %s "$T/pf.data") + 1 ))
+	for m in stream framed file; do
+		if [ $m = file ]; then
+			python3 "$T/pbig.py" file "$T/pf.data" $kf >"$T/pbig.data"
+			in=$(stat -c %s "$T/pbig.data") want=$((kf * lf1))
+			prlimit --as=$((56 << 20)) "$TRACER" -p "$T/pbig.data" 2>"$T/pbig.err" | grep -c . >"$T/pbig.n"
+			rm -f "$T/pbig.data"
+		else
+			in=$((k * $(stat -c %s "$T/pstream.out"))) want=$((k * ls1))
+			python3 "$T/pbig.py" $m "$T/pstream.out" $k 2>/dev/null |
+				prlimit --as=$((56 << 20)) "$TRACER" -p 2>"$T/pbig.err" | grep -c . >"$T/pbig.n"
+		fi
+		got=$(cat "$T/pbig.n")
+		[ "$got" = "$want" ] && ! grep -qv "bytes, ok" "$T/pbig.err" &&
+			pass "-p in 56 MiB: a $m of $((in >> 20)) MiB, all $got lines" ||
+			fail "-p in 56 MiB: a $m of $((in >> 20)) MiB, all $want lines" "$got lines; $(head -2 "$T/pbig.err")"
+	done
+	python3 "$T/pbig.py" stream "$T/pstream.out" $k >"$T/pbig.want"
+	rm -f "$T/pbig.x"
+	python3 "$T/pbig.py" framed "$T/pstream.out" $k 2>/dev/null | prlimit --as=$((16 << 20)) "$TRACER" -x -o "$T/pbig.x" 2>"$T/pbig.err"; rc=$?
+	[ $rc = 0 ] && cmp -s "$T/pbig.x" "$T/pbig.want" &&
+		pass "-x -o in 16 MiB: a dump of $(($(stat -c %s "$T/pbig.want") >> 20)) MiB, bit-identical" ||
+		fail "-x -o in 16 MiB: a dump of 100 MiB, bit-identical" "rc=$rc $(head -2 "$T/pbig.err")"
+	python3 "$T/pbig.py" stream "$T/pstream.out" $((k / 2)) >"$T/pbig.want"
+	python3 "$T/pbig.py" framed "$T/pstream.out" $((k / 2)) 2>/dev/null | prlimit --as=$((160 << 20)) "$TRACER" -x >"$T/pbig.x" 2>"$T/pbig.err"; rc=$?
+	[ $rc = 0 ] && cmp -s "$T/pbig.x" "$T/pbig.want" &&
+		pass "-x to stdout in 160 MiB: a dump of $(($(stat -c %s "$T/pbig.want") >> 20)) MiB, bit-identical" ||
+		fail "-x to stdout in 160 MiB: a dump of 50 MiB, bit-identical" "rc=$rc $(head -2 "$T/pbig.err")"
+	rm -f "$T/pbig.x" "$T/pbig.want"
+
+	# a frame line whose number is garbled (its bytes whole: the CRC
+	# covers them): a corrupt line, named by the number it should have
+	sed '0,/^#T 5 /s//#T 18446744073709551615 /' "$T/pframed.out" >"$T/pgarb"
+	err=$("$TRACER" -x -n 1 <"$T/pgarb" 2>&1 >/dev/null); rc=$?
+	case "$rc:$err" in *18446744073709551614*) fail "-x: a garbled frame line number" "rc=$rc $err" ;;
+	1:*"is corrupt (frame line 5: its number is garbled)"*) pass "-x: a garbled frame line number: exit 1, '$(echo "$err" | head -1)'" ;;
+	*) fail "-x: a garbled frame line number: exit 1, said" "rc=$rc $err" ;; esac
 fi
