@@ -71,6 +71,8 @@ static char inst[72];		/* the instance: tracer.PID, or persist='s */
 static u32 sbs;			/* page size */
 static struct fcpu *fc;
 static const unsigned char *srt;	/* the copy ts_cmp sorts */
+static int force;		/* TRACER_FTPATH: the way tests take */
+extern char **environ;
 
 static struct { unsigned char *p; u32 *ord, n; } *bp;	/* tracer -b: per CPU, its pages */
 static u64 boot_walk(char *wrap);
@@ -340,7 +342,7 @@ int ft_init(const u64 *mask)
 int ft_open(int ri, int cpu)
 {
 	struct fcpu *f = fc + ri;
-	char p[40];
+	char p[40], *e;
 	u32 *m, mps, n;
 	u64 len;
 	int i;
@@ -355,12 +357,17 @@ int ft_open(int ri, int cpu)
 		f->cp = bp[cpu].p, f->ord = bp[cpu].ord, f->ncp = bp[cpu].n;
 		return 0;
 	}
+	/* For tests only: TRACER_FTPATH=map|snap|read takes that way, or
+	 * none, where the kernel has others. */
+	for (i = 0; !how && environ[i]; i++)
+		if (!strncmp(e = environ[i], "TRACER_FTPATH=", 14))
+			force = e[14] == 'm' ? MAPPED : e[14] == 's' ? SNAP : READ;
 	fmt(p, sizeof(p), "per_cpu/cpu%d/%s_raw", cpu, how == SNAP ? "snapshot" : "trace_pipe");
 	if ((f->fd = open(path(p), O_RDONLY | O_NONBLOCK | O_CLOEXEC)) < 0)
 		return -1;
 	/* the meta page: its size, the page size, the pages; bounded all
 	 * the same */
-	if (how <= MAPPED && (m = mmap(0, 4096, PROT_READ, MAP_SHARED, f->fd, 0)) != MAP_FAILED) {
+	if (how <= MAPPED && force <= MAPPED && (m = mmap(0, 4096, PROT_READ, MAP_SHARED, f->fd, 0)) != MAP_FAILED) {
 		mps = m[0], sbs = m[2], n = m[3];
 		UNMAP(m, 4096);
 		len = mps + (u64)n * sbs;
@@ -373,7 +380,9 @@ int ft_open(int ri, int cpu)
 	if (!how) {
 		/* The first CPU: mapped, or a snapshot's swap (which makes
 		 * the spare), or reads while paused. */
-		how = f->map ? MAPPED : snap_fd >= 0 && write(snap_fd, "1", 1) == 1 ? SNAP : READ;
+		how = f->map ? MAPPED : force != READ && snap_fd >= 0 && write(snap_fd, "1", 1) == 1 ? SNAP : READ;
+		if (force && how != force)
+			return errno = ENOTSUP, -1;
 		if (how == SNAP) {
 			close(f->fd);
 			return ft_open(ri, cpu);
