@@ -62,6 +62,7 @@ struct fcpu {
 	const unsigned char *ev, *pend, *data;	/* the next event, its page's end; the event's data */
 	u32 dlen, k, skip_k, last_k;	/* its length; seen at kt; sent at skip_t; at last_t */
 	u64 lost;			/* read pages: events the kernel says were overwritten */
+	int unc;			/* some of them not counted (no room on the page) */
 	u64 pt, t, kt, skip_t, last_t;	/* its page's time, its time; the last time; sent up to */
 };
 
@@ -74,6 +75,7 @@ static struct fcpu *fc;
 static const unsigned char *srt;	/* the copy ts_cmp sorts */
 static u32 rs, rn;		/* its ring's oldest page, the ring's pages */
 static u64 lost;		/* read pages: overwritten, all CPUs */
+static int unc;			/* at least that many */
 u64 ft_est;			/* the dump's size of the copies, about */
 static int force;		/* TRACER_FTPATH: the way tests take */
 extern char **environ;
@@ -414,7 +416,8 @@ int ft_open(int ri, int cpu)
 	if (how == MAPPED && !f->map)
 		return -1;
 	f->cap = how == MAPPED ? f->n : nsub(cpu);
-	f->cp = xmalloc((size_t)f->cap * sbs);
+	/* faulted in now, not at the first dump (seconds at buf=1g) */
+	f->cp = memset(xmalloc((size_t)f->cap * sbs), 0, (size_t)f->cap * sbs);
 	f->ord = xmalloc(f->cap * sizeof(*f->ord));
 	if (!ri)	/* the first CPU, at start: all is set */
 		ft_pause(0);
@@ -538,8 +541,9 @@ static void pcopy(unsigned char *c, const unsigned char *l)
 }
 
 /* A read page's events lost before it (RB_MISSED_EVENTS): the count the
- * kernel stored after the data (RB_MISSED_STORED), or at least 1. */
-static u64 missed(const unsigned char *pg)
+ * kernel stored after the data (RB_MISSED_STORED, where there was room),
+ * else at least 1. */
+static u64 missed(struct fcpu *f, const unsigned char *pg)
 {
 	u32 w, c = commit(pg);
 	u64 n = 0;
@@ -549,6 +553,7 @@ static u64 missed(const unsigned char *pg)
 		return 0;
 	if (w >> 30 & 1 && hsz + c + (hsz - 8) <= sbs)
 		memcpy((u32 *)&n + (BE && hsz == 12), pg + hsz + c, hsz - 8);
+	f->unc |= !n;
 	return n ? n : 1;
 }
 
@@ -632,21 +637,22 @@ u64 ft_grab(int rec_off, int cont, char *wrap)
 			if (memcmp(c, l, hsz))
 				pcopy(c, l);
 		}
-		for (f->ncp = 0, f->lost = 0; !f->pg && f->fd >= 0 && f->ncp < f->cap &&
+		for (f->ncp = f->unc = 0, f->lost = 0; !f->pg && f->fd >= 0 && f->ncp < f->cap &&
 		     read(f->fd, f->cp + (size_t)f->ncp * sbs, sbs) >= hsz; f->ncp++)
-			f->ord[f->ncp] = f->ncp, f->lost += missed(f->cp + (size_t)f->ncp * sbs);
+			f->ord[f->ncp] = f->ncp, f->lost += missed(f, f->cp + (size_t)f->ncp * sbs);
 	}
 	if (how != SNAP) {
 		if (!rec_off)
 			ft_pause(0);
 		b = now_ns();
 	}
-	for (ri = 0, lost = ft_est = 0; ri < nring; ri++) {
+	for (ri = unc = 0, lost = ft_est = 0; ri < nring; ri++) {
 		f = fc + ri;
 		if (f->pg)
 			order(f);
 		wrap[ri] = walk(f, cont);
 		lost += f->lost;
+		unc |= f->unc;
 		ft_est += estimate(f);
 	}
 	memset(tg, 0, sizeof(tg));	/* asked anew */
@@ -799,9 +805,9 @@ const char *ft_how(int line)
 	static char s[80];
 
 	if (line) {
-		fmt(s, sizeof(s), lost ? "; tracepoints since the last dump (%L before them overwritten)" :
-		    "; tracepoints since the last dump", lost);
-		return how == MAPPED || PREV ? "" : s;
+		fmt(s, sizeof(s), "; tracepoints since the last dump (%s%L before them overwritten)",
+		    unc ? "at least " : "", lost);
+		return how == MAPPED || PREV ? "" : lost ? s : "; tracepoints since the last dump";
 	}
 	return how == MAPPED ? "mapped pages" : how == SNAP ? "snapshot swaps" : "consuming reads";
 }
