@@ -380,11 +380,14 @@ int ft_open(int ri, int cpu)
 		f->cp = bp[cpu].p, f->ord = bp[cpu].ord, f->ncp = bp[cpu].n;
 		return 0;
 	}
-	/* For tests only: TRACER_FTPATH=map|snap|read takes that way, or
-	 * none, where the kernel has others. */
+	/* For tests only: TRACER_FTPATH=map|snap|read[:KB] takes that way,
+	 * or none, where the kernel has others (with sub-buffers of KB). */
 	for (i = 0; !how && environ[i]; i++)
-		if (!strncmp(e = environ[i], "TRACER_FTPATH=", 14))
+		if (!strncmp(e = environ[i], "TRACER_FTPATH=", 14)) {
 			force = e[14] == 'm' ? MAPPED : e[14] == 's' ? SNAP : READ;
+			if ((e = strchr(e, ':')) && put("buffer_subbuf_size_kb", e + 1))
+				return -1;
+		}
 	fmt(p, sizeof(p), "per_cpu/cpu%d/%s_raw", cpu, how == SNAP ? "snapshot" : "trace_pipe");
 	if ((f->fd = open(path(p), O_RDONLY | O_NONBLOCK | O_CLOEXEC)) < 0)
 		return -1;

@@ -1,5 +1,6 @@
 # The ftrace engine's read paths, each forced on this host with
-# TRACER_FTPATH=map|snap|read (a test-only switch): numbered syscalls
+# TRACER_FTPATH=map|snap|read[:KB] (a test-only switch; KB: the
+# sub-buffers' size): numbered syscalls
 # (close(100000 + i), i = 0..N-1, on cpu 0) overfill a 16 MiB ring, and
 # the final dump must hold the newest one and every one before it that
 # the ring still held, in order: a run from some number to N-1. Judged
@@ -45,6 +46,7 @@ ftpath() {
 	[ -z "$clk" ] || echo "$clk" >"$FTI/instances/tracer.$TPID/trace_clock" || {
 		skip "$by, trace_clock $clk" "the instance refuses it"; stop_tracer >/dev/null; return; }
 	by="$by${clk:+, trace_clock $clk}"
+	case $path in *:*) by="$by, ${path#*:} KiB sub-buffers" ;; esac
 	taskset -c 0 "$T/work" close $FTN & wp=$!
 	wait $wp
 	stop_tracer >/dev/null
@@ -59,9 +61,9 @@ ftpath() {
 		fail "$by: a ring that wrapped is not said to cover all" "$(grep 'dump 1' "$T/fr$x.err")" ||
 		pass "$by: the dump line says the ring wrapped ($(grep -o 'covers [^,]*' "$T/fr$x.err"))"
 	# read pages: the kernel counts what it overwrote before them
-	[ $path = map ] || { grep "dump 1 (exit)" "$T/fr$x.err" | grep -q "[1-9][0-9]* before them overwritten)" &&
+	case $path in map*) ;; *) grep "dump 1 (exit)" "$T/fr$x.err" | grep -q "[1-9][0-9]* before them overwritten)" &&
 		pass "$by: the dump line counts what the kernel overwrote ($(grep -o '[0-9]* before them overwritten' "$T/fr$x.err"))" ||
-		fail "$by: the dump line counts what the kernel overwrote" "$(grep 'dump 1' "$T/fr$x.err")"; }
+		fail "$by: the dump line counts what the kernel overwrote" "$(grep 'dump 1' "$T/fr$x.err")" ;; esac
 }
 
 if [ "$(uname -m)" != x86_64 ]; then
@@ -72,6 +74,13 @@ else
 	ftpath m map "mapped pages"
 	ftpath u map "mapped pages" uptime
 	ftpath r read "consuming reads"
+	# sub-buffers larger than a page (buffer_subbuf_size_kb, 6.8+)
+	if [ -e "$FTI/buffer_subbuf_size_kb" ]; then
+		ftpath m64 map:64 "mapped pages"
+		ftpath r64 read:64 "consuming reads"
+	else
+		skip "64 KiB sub-buffers" "no $FTI/buffer_subbuf_size_kb (Linux 6.8+)"
+	fi
 	if [ -e "$FTI/snapshot" ]; then
 		ftpath s snap "snapshot swaps"
 	else
