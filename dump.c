@@ -645,7 +645,8 @@ int dump(const char *why, int pull)
 	}
 	for (i = 1, tot = side; i <= (size_t)nring; i++)
 		tot += rn[i].end - rn[i].p;
-	tot += (u64)(nrun - nring - 1) * cfg_buf;	/* ftrace's, about */
+	if (CFG_FTRACE && ft_n)
+		tot += ft_est;	/* ftrace's, about */
 	out_begin(fd, tot + (64 << 10), dumps, frame | (pull >= 0) * OUT_YIELD,
 		  sink_stream || pull >= 0 ? 0 : name);
 	if (binfile)

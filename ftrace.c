@@ -61,6 +61,8 @@ struct fcpu {
 	u32 *ord;			/* its pages in time order */
 	const unsigned char *ev, *pend, *data;	/* the next event, its page's end; the event's data */
 	u32 dlen, k, skip_k, last_k;	/* its length; seen at kt; sent at skip_t; at last_t */
+	u64 lost;			/* read pages: events the kernel says were overwritten */
+	int unc;			/* some of them not counted (no room on the page) */
 	u64 pt, t, kt, skip_t, last_t;	/* its page's time, its time; the last time; sent up to */
 };
 
@@ -71,9 +73,16 @@ static char inst[72];		/* the instance: tracer.PID, or persist='s */
 static u32 sbs;			/* page size */
 static struct fcpu *fc;
 static const unsigned char *srt;	/* the copy ts_cmp sorts */
+static u32 rs, rn;		/* its ring's oldest page, the ring's pages */
+static u64 lost;		/* read pages: overwritten, all CPUs */
+static int unc;			/* at least that many */
+u64 ft_est;			/* the dump's size of the copies, about */
+static int force;		/* TRACER_FTPATH: the way tests take */
+extern char **environ;
 
 static struct { unsigned char *p; u32 *ord, n; } *bp;	/* tracer -b: per CPU, its pages */
 static u64 boot_walk(char *wrap);
+static int next(struct fcpu *c, int any);
 
 /* persist=, tracer -b (where built in) */
 #define PERSIST (CFG_PERSIST ? cfg_persist : 0)
@@ -177,16 +186,32 @@ static int header(void)
 	return r != 12 && r != 16;
 }
 
-/* The instance's size per CPU (buffer_size_kb), bounded (1 GiB). */
-static unsigned long isize(void)
+/* A number of the instance's file (0: none). */
+static u64 fnum(const char *file)
 {
 	char b[24];
-	long n = readfile(path("buffer_size_kb"), b, sizeof(b) - 1);
-	unsigned long kb;
+	long n = readfile(path(file), b, sizeof(b) - 1);
 
 	b[n > 0 ? n : 0] = 0;
-	kb = xtou(b, 0, 10);
-	return (kb && kb < 1 << 20 ? kb : 1 << 20) << 10;
+	return xtou(b, 0, 10);
+}
+
+/* The sub-buffers a CPU's ring may hand a reader, from what the kernel
+ * says, not from buf=: its size (per_cpu/cpuN/buffer_size_kb, the
+ * sub-buffers' data, rounded down to KiB; bounded: 2 GiB) over what one
+ * holds (4080 bytes of a 4 KiB page), plus the reader's own and one for
+ * the rounding. sbs: the sub-buffer's size, buffer_subbuf_size_kb
+ * (6.8+), else a page. */
+static u32 nsub(int cpu)
+{
+	char p[40];
+	u64 kb = fnum("buffer_subbuf_size_kb");
+
+	sbs = kb >= 4 && kb <= 1024 ? kb << 10 : (u64)getpagesize();
+	fmt(p, sizeof(p), "per_cpu/cpu%d/buffer_size_kb", cpu);
+	kb = fnum(p);
+	kb = kb && kb < 2 << 20 ? kb : 2 << 20;
+	return (kb << 10) / (sbs - hsz) + 3;
 }
 
 /* A persistent instance (Linux 6.12: reserve_mem= and trace_instance=
@@ -340,7 +365,7 @@ int ft_init(const u64 *mask)
 int ft_open(int ri, int cpu)
 {
 	struct fcpu *f = fc + ri;
-	char p[40];
+	char p[40], *e;
 	u32 *m, mps, n;
 	u64 len;
 	int i;
@@ -355,16 +380,26 @@ int ft_open(int ri, int cpu)
 		f->cp = bp[cpu].p, f->ord = bp[cpu].ord, f->ncp = bp[cpu].n;
 		return 0;
 	}
+	/* For tests only: TRACER_FTPATH=map|snap|read[:KB] takes that way,
+	 * or none, where the kernel has others (with sub-buffers of KB). */
+	for (i = 0; !how && environ[i]; i++)
+		if (!strncmp(e = environ[i], "TRACER_FTPATH=", 14)) {
+			force = e[14] == 'm' ? MAPPED : e[14] == 's' ? SNAP : READ;
+			if ((e = strchr(e, ':')) && put("buffer_subbuf_size_kb", e + 1))
+				return -1;
+		}
 	fmt(p, sizeof(p), "per_cpu/cpu%d/%s_raw", cpu, how == SNAP ? "snapshot" : "trace_pipe");
 	if ((f->fd = open(path(p), O_RDONLY | O_NONBLOCK | O_CLOEXEC)) < 0)
 		return -1;
 	/* the meta page: its size, the page size, the pages; bounded all
 	 * the same */
-	if (how <= MAPPED && (m = mmap(0, 4096, PROT_READ, MAP_SHARED, f->fd, 0)) != MAP_FAILED) {
+	if (how <= MAPPED && force <= MAPPED && (m = mmap(0, 4096, PROT_READ, MAP_SHARED, f->fd, 0)) != MAP_FAILED) {
 		mps = m[0], sbs = m[2], n = m[3];
 		UNMAP(m, 4096);
 		len = mps + (u64)n * sbs;
-		if (!((mps | sbs) >> 20) && mps >= 4096 && sbs >= 4096 && n && len <= 1 << 30 &&
+		/* up to 1 MiB sub-buffers (6.8+), as many as buf=1g takes */
+		if (mps <= 1 << 20 && sbs <= 1 << 20 && mps >= 4096 && sbs >= 4096 && n &&
+		    n <= (1u << 30) / (sbs - hsz) + 4 &&
 		    (f->map = mmap(0, f->len = len, PROT_READ, MAP_SHARED, f->fd, 0)) != MAP_FAILED)
 			f->pg = f->map + mps, f->n = n;
 		else
@@ -373,7 +408,9 @@ int ft_open(int ri, int cpu)
 	if (!how) {
 		/* The first CPU: mapped, or a snapshot's swap (which makes
 		 * the spare), or reads while paused. */
-		how = f->map ? MAPPED : snap_fd >= 0 && write(snap_fd, "1", 1) == 1 ? SNAP : READ;
+		how = f->map ? MAPPED : force != READ && snap_fd >= 0 && write(snap_fd, "1", 1) == 1 ? SNAP : READ;
+		if (force && how != force)
+			return errno = ENOTSUP, -1;
 		if (how == SNAP) {
 			close(f->fd);
 			return ft_open(ri, cpu);
@@ -381,13 +418,9 @@ int ft_open(int ri, int cpu)
 	}
 	if (how == MAPPED && !f->map)
 		return -1;
-	f->cap = f->n;
-	if (how != MAPPED) {
-		sbs = getpagesize();
-		/* what buf= asks for, or the persistent instance has */
-		f->cap = (PERSIST ? isize() : cfg_buf) / sbs + 4;
-	}
-	f->cp = xmalloc((size_t)f->cap * sbs);
+	f->cap = how == MAPPED ? f->n : nsub(cpu);
+	/* faulted in now, not at the first dump (seconds at buf=1g) */
+	f->cp = memset(xmalloc((size_t)f->cap * sbs), 0, (size_t)f->cap * sbs);
 	f->ord = xmalloc(f->cap * sizeof(*f->ord));
 	if (!ri)	/* the first CPU, at start: all is set */
 		ft_pause(0);
@@ -400,15 +433,28 @@ void ft_pause(int off)
 		msg("ftrace %s:", "tracing_on");
 }
 
-/* Pages by their timestamps. */
+/* A mapped page's place: the reader's (0) first, then the ring's from
+ * its oldest. */
+static u32 place(u32 i)
+{
+	return i ? (i + rn - rs) % rn + 1 : 0;
+}
+
+/* Pages by their timestamps, and those of one stamp (a coarse clock)
+ * as the ring has them. */
 static int ts_cmp(const void *a, const void *b)
 {
+	u32 i = *(const u32 *)a, j = *(const u32 *)b;
 	u64 x, y;
 
-	memcpy(&x, srt + (size_t)*(const u32 *)a * sbs, 8);
-	memcpy(&y, srt + (size_t)*(const u32 *)b * sbs, 8);
-	return x < y ? -1 : x > y;
+	memcpy(&x, srt + (size_t)i * sbs, 8);
+	memcpy(&y, srt + (size_t)j * sbs, 8);
+	return x < y ? -1 : x > y ? 1 : place(i) < place(j) ? -1 : place(i) > place(j);
 }
+
+/* The low u32 of a page's commit (a long): the length, and on a read
+ * page the RB_MISSED_* flags (bits 31, 30). */
+#define CW(pg) ((pg) + 8 + (hsz == 16 && BE) * 4)
 
 static u32 commit(const unsigned char *pg)
 {
@@ -451,9 +497,9 @@ static u32 tgid(u32 tid)
 
 /* The walk of ring ri's copy from its oldest page; cont: a stream goes
  * on, and sends only what is new. Returns whether the ring overwrote
- * records (since the stream's last dump): every page is in use, and the
- * oldest is newer than what was sent. Read pages can't tell (and are
- * new anyway): 0. */
+ * records (since the stream's last dump). Mapped: every page is in use,
+ * and the oldest is newer than what was sent. Read pages (new since the
+ * last dump anyway): the kernel flagged events lost before one. */
 static int walk(struct fcpu *f, int cont)
 {
 	u64 t0 = 0;
@@ -465,7 +511,100 @@ static int walk(struct fcpu *f, int cont)
 		f->skip_t = f->last_t, f->skip_k = f->last_k;
 	if (f->ncp)
 		memcpy(&t0, f->cp + (size_t)f->ord[0] * sbs, 8);
-	return f->pg && f->ncp >= f->n - 1 && t0 > f->skip_t;
+	return f->pg ? f->ncp >= f->n - 1 && t0 > f->skip_t : f->lost != 0;
+}
+
+/* A mapped page into its copy. The commit is loaded with acquire (the
+ * writer stores it after the data, behind smp_wmb), then the data up to
+ * it, then, behind a read barrier, the header again: a page the writer
+ * started anew meanwhile (its stamp changed, its commit went back) is
+ * copied again, and after 4 tries left out (commit 0). Weakly ordered
+ * CPUs (ARM, RISC-V, ...) need both; the pause alone does not stop a
+ * write in flight on another CPU. The copy's commit is the one loaded. */
+static void pcopy(unsigned char *c, const unsigned char *l)
+{
+	u32 w, k, n = 0;
+	u64 t, t2;
+
+	for (k = 0; k < 4; k++) {
+		w = __atomic_load_n((const u32 *)CW(l), __ATOMIC_ACQUIRE);
+		memcpy(&t, l, 8);
+		n = w & 0x3fffffff;
+		n = n > sbs - hsz ? sbs - hsz : n;
+		memcpy(c + hsz, l + hsz, n);
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		memcpy(&t2, l, 8);
+		if (t2 == t && (__atomic_load_n((const u32 *)CW(l), __ATOMIC_RELAXED) & 0x3fffffff) >= n)
+			break;
+		n = 0;
+	}
+	memset(c, 0, hsz);
+	memcpy(c, &t, 8);
+	memcpy(CW(c), &n, 4);
+}
+
+/* A read page's events lost before it (RB_MISSED_EVENTS): the count the
+ * kernel stored after the data (RB_MISSED_STORED, where there was room),
+ * else at least 1. */
+static u64 missed(struct fcpu *f, const unsigned char *pg)
+{
+	u32 w, c = commit(pg);
+	u64 n = 0;
+
+	memcpy(&w, CW(pg), 4);
+	if (!(w >> 31))
+		return 0;
+	if (w >> 30 & 1 && hsz + c + (hsz - 8) <= sbs)
+		memcpy((u32 *)&n + (BE && hsz == 12), pg + hsz + c, hsz - 8);
+	f->unc |= !n;
+	return n ? n : 1;
+}
+
+/* A mapped copy's pages in time order, the empty ones left out. Page 0
+ * is the reader's (out of the ring: not written since); pages 1..n-1
+ * are the ring in its order from where its head was at mmap, so its
+ * oldest is where the stamps go back (or the first, if they don't). */
+static void order(struct fcpu *f)
+{
+	u64 t, prev = 0;
+	u32 i, n = 0, d = 0;
+
+	rs = 1, rn = f->n > 1 ? f->n - 1 : 1;
+	for (i = 0; i < f->n; i++) {
+		const unsigned char *pg = f->cp + (size_t)i * sbs;
+
+		if (!commit(pg))
+			continue;
+		f->ord[n++] = i;
+		memcpy(&t, pg, 8);
+		if (i) {
+			if (!d || (d == 1 && t < prev))
+				rs = i, d++;
+			prev = t;
+		}
+	}
+	srt = f->cp;
+	xsort(f->ord, f->ncp = n, 4, ts_cmp);
+}
+
+/* What ring f's copy becomes in the dump, about: its bytes, scaled by
+ * what the events of up to 16 of its pages become as samples. */
+static u64 estimate(const struct fcpu *f)
+{
+	struct fcpu w;
+	u64 all = 0, in = 0, out = 0;
+	u32 i, c, st = f->ncp / 16 + 1;
+
+	for (i = 0; i < f->ncp; i++) {
+		all += c = commit(f->cp + (size_t)f->ord[i] * sbs);
+		if (i % st)
+			continue;
+		memset(&w, 0, sizeof(w));
+		w.cp = f->cp, w.ord = f->ord + i, w.ncp = 1;
+		for (in += c; next(&w, 1);)
+			out += 56 + ((w.dlen + 11) & ~7u);
+	}
+	return in ? all * out / in : 0;
 }
 
 /* Every CPU's pages into its copy, and each copy's walk; wrap[ri]: ring
@@ -473,22 +612,22 @@ static int walk(struct fcpu *f, int cont)
  * Mapped: a first copy while recording goes on, then, paused, the pages
  * whose header changed since are copied again (a page's events up to
  * its commit stay as they are until the writer starts the page anew,
- * with a new timestamp); resumed, the copy is put in time order by the
- * pages' timestamps. Snapshot: a swap, then the frozen pages are read.
- * Else: read while paused. Read pages come oldest first, and are gone
- * from the kernel's ring. */
+ * with a new timestamp); resumed, the copy is put in time order.
+ * Snapshot: a swap, then the frozen pages are read. Else: read while
+ * paused. Read pages come oldest first, as many as the kernel's ring
+ * holds (nsub), and are gone from it. */
 u64 ft_grab(int rec_off, int cont, char *wrap)
 {
 	struct fcpu *f;
 	u64 a, b;
 	int ri;
-	u32 i, n;
+	u32 i;
 
 	if (PREV)
 		return boot_walk(wrap);
 	for (ri = 0; ri < nring; ri++)
-		if ((f = fc + ri)->pg)
-			memcpy(f->cp, f->pg, (size_t)f->n * sbs);
+		for (f = fc + ri, i = 0; f->pg && i < f->n; i++)
+			pcopy(f->cp + (size_t)i * sbs, f->pg + (size_t)i * sbs);
 	a = now_ns();
 	if (how == SNAP ? write(snap_fd, "1", 1) != 1 : (ft_pause(1), 0))
 		msg("ftrace %s:", "snapshot");
@@ -499,27 +638,25 @@ u64 ft_grab(int rec_off, int cont, char *wrap)
 			unsigned char *c = f->cp + (size_t)i * sbs, *l = f->pg + (size_t)i * sbs;
 
 			if (memcmp(c, l, hsz))
-				memcpy(c, l, sbs);
+				pcopy(c, l);
 		}
-		for (f->ncp = 0; !f->pg && f->fd >= 0 && f->ncp < f->cap &&
+		for (f->ncp = f->unc = 0, f->lost = 0; !f->pg && f->fd >= 0 && f->ncp < f->cap &&
 		     read(f->fd, f->cp + (size_t)f->ncp * sbs, sbs) >= hsz; f->ncp++)
-			f->ord[f->ncp] = f->ncp;
+			f->ord[f->ncp] = f->ncp, f->lost += missed(f, f->cp + (size_t)f->ncp * sbs);
 	}
 	if (how != SNAP) {
 		if (!rec_off)
 			ft_pause(0);
 		b = now_ns();
 	}
-	for (ri = 0; ri < nring; ri++) {
+	for (ri = unc = 0, lost = ft_est = 0; ri < nring; ri++) {
 		f = fc + ri;
-		if (f->pg) {
-			for (i = n = 0; i < f->n; i++)
-				if (commit(f->cp + (size_t)i * sbs))
-					f->ord[n++] = i;
-			srt = f->cp;
-			xsort(f->ord, f->ncp = n, 4, ts_cmp);
-		}
+		if (f->pg)
+			order(f);
 		wrap[ri] = walk(f, cont);
+		lost += f->lost;
+		unc |= f->unc;
+		ft_est += estimate(f);
 	}
 	memset(tg, 0, sizeof(tg));	/* asked anew */
 	return b - a;
@@ -583,6 +720,11 @@ static int next(struct fcpu *c, int any)
 			continue;
 		}
 		c->ev = e + len;
+		/* a discarded event (padding, delta not 1) keeps its delta:
+		 * the next one's counts from it (as the kernel's validator
+		 * and libtraceevent count) */
+		if (tl == 29 && d > 1)
+			c->t += d;
 		if (tl >= 29)
 			continue;
 		c->t += d;
@@ -663,8 +805,13 @@ const char *ft_how(int line)
 {
 	if (!ft_n)
 		return "";
-	if (line)
-		return how == MAPPED || PREV ? "" : "; tracepoints since the last dump";
+	static char s[80];
+
+	if (line) {
+		fmt(s, sizeof(s), "; tracepoints since the last dump (%s%L before them overwritten)",
+		    unc ? "at least " : "", lost);
+		return how == MAPPED || PREV ? "" : lost ? s : "; tracepoints since the last dump";
+	}
 	return how == MAPPED ? "mapped pages" : how == SNAP ? "snapshot swaps" : "consuming reads";
 }
 
@@ -701,7 +848,7 @@ char *ft_boot(void)
 {
 	char b[300], found = 0, *c;
 	struct fcpu w;
-	long kb;
+	u32 cap;
 	int cpu, fd;
 
 	if (!(tracefs = tracefs_find()))
@@ -713,16 +860,15 @@ char *ft_boot(void)
 	ft_prev = 1;
 	if (header())
 		die(1, "%s: not a page header tracer reads", path("../../events/header_page"));
-	sbs = getpagesize();
-	kb = isize() >> 10;
 	bp = xmalloc(1024 * sizeof(*bp));
 	for (cpu = 0; cpu < 1024; cpu++) {
 		fmt(b, sizeof(b), "per_cpu/cpu%d/trace_pipe_raw", cpu);
 		if ((fd = open(path(b), O_RDONLY | O_NONBLOCK | O_CLOEXEC)) < 0)
 			continue;
-		bp[cpu].p = xmalloc((kb * 1024 / sbs + 8) * sbs);
-		bp[cpu].ord = xmalloc((kb * 1024 / sbs + 8) * 4);
-		while (bp[cpu].n < kb * 1024 / sbs + 8 &&
+		cap = nsub(cpu);
+		bp[cpu].p = xmalloc((size_t)cap * sbs);
+		bp[cpu].ord = xmalloc(cap * 4);
+		while (bp[cpu].n < cap &&
 		       read(fd, bp[cpu].p + (size_t)bp[cpu].n * sbs, sbs) >= hsz)
 			bp[cpu].ord[bp[cpu].n] = bp[cpu].n, bp[cpu].n++;
 		close(fd);

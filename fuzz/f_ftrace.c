@@ -46,7 +46,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
 	uint8_t fl = fz_u8(&in);
 	struct fcpu *f = fc;
 	static u64 o[(65536 + 64) / 8];
-	size_t npg, i, k = 0;
+	size_t npg, k = 0;
 	u64 t;
 
 	fz_persist = 0;
@@ -65,11 +65,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
 	fz_bytes(&in, f->cp, npg * sbs);
 	f->pg = f->cp;		/* mapped pages (only ever tested for being there) */
 	/* in time order, as ft_grab puts mapped pages */
-	for (i = 0; i < npg; i++)
-		if (commit(f->cp + i * sbs))
-			f->ord[f->ncp++] = i;
-	srt = f->cp;
-	xsort(f->ord, f->ncp, 4, ts_cmp);
+	order(f);
 
 	FZ_ARM();
 	if (!setjmp(fz_jmp)) {
