@@ -73,6 +73,7 @@ static u32 nm_max, nm_head, nm_n;
 #define SEEN 32768
 static u32 seen_tab[2][2][SEEN];	/* a stream's, a standalone dump's */
 static u32 *seen_key = seen_tab[0][0], *seen_val = seen_tab[0][1];
+static u32 seen_n[2];	/* keys in each */
 static int smode;	/* 0: a standalone dump, 1: a stream's first, 2: its next */
 static u32 gen;		/* dumps begun */
 
@@ -89,6 +90,7 @@ static int seen(u32 key, u32 val)
 			return 0;
 		}
 		if (!seen_key[i]) {
+			seen_n[seen_key == seen_tab[1][0]]++;
 			seen_key[i] = key + 1;
 			seen_val[i] = val;
 			return 0;
@@ -159,8 +161,12 @@ void track_begin(int mode)
 	 * that it does not make a stream forget what the stream sent. */
 	seen_key = seen_tab[!mode][0];
 	seen_val = seen_tab[!mode][1];
-	if (mode < 2)
+	/* A long stream fills its table: then it describes anew (and may
+	 * count as unnamed a task it named before). */
+	if (mode < 2 || seen_n[!mode] > SEEN / 2) {
 		memset(seen_key, 0, SEEN * sizeof(*seen_key));
+		seen_n[!mode] = 0;
+	}
 }
 
 /* Call fn for every numeric entry of a /proc directory. */
