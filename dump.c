@@ -199,6 +199,9 @@ static void open_all(void)
 	 * lean layout of what the perf rings hold. */
 	for (i = 0; i < 16; i++)
 		possible[i] = want[i] | late[i];
+	/* The tracking rings first: they see every task the events see. */
+	if (CFG_TRACK)
+		track_init(nmax, want);
 	if (CFG_FTRACE)
 		ft_init(possible);
 	if (CFG_TRACEPOINTS && CFG_LEAN && cfg_lean && !(CFG_FTRACE && ft_n))
@@ -209,8 +212,6 @@ static void open_all(void)
 	trings = xmalloc(nmax * sizeof(*trings));
 	tfds = xmalloc(nmax * sizeof(*tfds));
 	offline = CFG_HOTPLUG ? xmalloc(nmax) : 0;
-	if (CFG_TRACK)
-		track_init(nmax);
 	for (i = 0; i < nev; i++) {
 		evs[i].ids = xmalloc(nmax * sizeof(u64));
 		if (CFG_HOTPLUG)
@@ -476,20 +477,23 @@ static size_t merge_out(struct run *rn, int k)
 			return nrec;
 		r = rn + m;
 		do {
-			const struct rec_hdr *h = run_rec(r);
+			const struct rec_hdr *h = run_rec(r), *w = 0;	/* w: as written */
 
 			if (CFG_FTRACE && r->ft) {
-				ft_write(r->ring, rings[r->ring].cpu);
+				w = ft_write(r->ring, rings[r->ring].cpu);
 			} else if (!CFG_LEAN || !cfg_lean || r->ring < 0) {
-				pd_record(id_fix(h, r->ring));
+				pd_record(w = id_fix(h, r->ring));
 			} else if (BE) {	/* expanded, then swapped */
 				static u64 b[65536 / 8 + 8];
 
 				if (lean_expand(h, r->ring, rings[r->ring].cpu, (void *)b))
-					pd_record((void *)b);
+					pd_record(w = (void *)b);
 			} else {		/* expanded right into the output */
-				out_commit(lean_expand(h, r->ring, rings[r->ring].cpu, out_room(h->size + 32)));
+				w = out_room(h->size + 32);
+				out_commit(lean_expand(h, r->ring, rings[r->ring].cpu, (void *)w));
 			}
+			if (CFG_TRACK && r->ring >= 0 && w)
+				track_sample(w);	/* the dump line's unnamed tasks */
 			nrec++;
 			if (CFG_COVER && r->ring >= 0 && r->t > newest)
 				newest = r->t;
@@ -530,8 +534,6 @@ int dump(const char *why, int pull)
 	int binfile = CFG_PERF_FILE && !sink_stream && !cfg_frame && pull < 0;
 	int frame = cfg_frame && pull < 0, cont = !standalone && stream_started;
 
-	if (CFG_TRACK)
-		track_read();	/* the table up to now; recording goes on */
 	/* The blind window, per CPU: its ring is paused only while its bytes
 	 * are copied as they lie; the walk reads that copy afterwards. So
 	 * each CPU is cut at its own moment, a copy's time after the one
@@ -589,8 +591,11 @@ int dump(const char *why, int pull)
 		for (i = 0; i < (size_t)nring; i++)
 			rn[nrun++] = (struct run){ 0, (const void *)1, 0, i, 1 };
 	}
-	/* The process table and the tripwire hits (perf script shows what
-	 * tripped): one run, sorted. */
+	/* The process table, read after the copies, so that it names every
+	 * task they hold (a task's COMM comes before its records), and the
+	 * tripwire hits (perf script shows what tripped): one run, sorted. */
+	if (CFG_TRACK)
+		track_read();
 	if (CFG_TRACK || CFG_PROC)
 		track_begin(standalone ? 0 : stream_started ? 2 : 1);
 	side = CFG_TRACK ? track_copy(cp + tot) : 0;
@@ -696,13 +701,13 @@ int dump(const char *why, int pull)
 			    "dump %d (%s): writing %s failed, recording goes on:", dumps, why, name);
 		return -1;
 	} else {
-		unsigned long used = 0, ev = 0, dr = 0;
-		char tab[80] = "";
+		unsigned long used = 0, ev = 0, dr = 0, un = 0;
+		char tab[100] = "";
 
 		if (CFG_TRACK && cfg_procs) {
-			track_stats(&used, &ev, &dr);
-			fmt(tab, sizeof(tab), ", procs %L/%L (%L evicted, %L not kept)",
-			    (u64)used, (u64)cfg_procs, (u64)ev, (u64)dr);
+			track_stats(&used, &ev, &dr, &un);
+			fmt(tab, sizeof(tab), ", procs %L/%L (%L evicted, %L not kept), %L tasks unnamed",
+			    (u64)used, (u64)cfg_procs, (u64)ev, (u64)dr, (u64)un);
 		}
 		char off[24] = "", z[40] = "", a[24], b[24];
 		int noff = 0;

@@ -777,15 +777,20 @@ static size_t ft_sample(int ri, int cpu, unsigned char *o)
 }
 
 /* Ring ri's event at hand into the dump: written right into the output,
- * or on a big-endian target written, then swapped. */
-void ft_write(int ri, int cpu)
+ * or on a big-endian target written, then swapped. Returns the sample
+ * as written, in our byte order. */
+const void *ft_write(int ri, int cpu)
 {
 	static u64 b[65536 / 8 + 8];
+	unsigned char *o;
 
-	if (BE)
+	if (BE) {
 		ft_sample(ri, cpu, (void *)b), pd_record((void *)b);
-	else
-		out_commit(ft_sample(ri, cpu, out_room(fc[ri].dlen + 72)));
+		return b;
+	}
+	o = out_room(fc[ri].dlen + 72);
+	out_commit(ft_sample(ri, cpu, o));
+	return o;
 }
 
 /* A stream sent the copies: its next dump starts after each walk's

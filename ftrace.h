@@ -15,7 +15,7 @@ int ft_open(int ri, int cpu);	/* a CPU's buffer, ring ri; its events' ids */
 void ft_pause(int off);
 u64 ft_grab(int rec_off, int cont, char *wrap);	/* all CPUs' pages; the blind ns */
 int ft_next(int ri, u64 *t);	/* ring ri's next event; 0: no more */
-void ft_write(int ri, int cpu);	/* its event at hand, into the dump */
+const void *ft_write(int ri, int cpu);	/* its event at hand, into the dump */
 void ft_sent(void);		/* a stream sent it all */
 char *ft_boot(void);		/* tracer -b: the boot before read; its config */
 void ft_comms(void);		/* tracer -b: the tasks named, into the dump */

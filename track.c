@@ -12,10 +12,16 @@
  * as it was when it applied.
  *
  * The table holds procs= processes. When full, the process that exited
- * longest ago makes room; a live process is never evicted. FORK records
- * are not passed on: perf 6.1 drops a thread's maps when it sees one (it
- * re-clones them from the parent), so a fork is folded here instead, by
- * copying the parent's comm and maps to the child.
+ * longest ago makes room; a live process is never evicted. What a task
+ * evicted (or never kept: every slot live) leaves is its names, forks
+ * and exits, 32 bytes each, in a FIFO of NAMES per slot: the maps are
+ * what costs, and perf names a task from its COMMs alone.
+ * A fork is folded here by copying the parent's comm and maps to the
+ * child. Its FORK record is passed on only for a task whose exit the
+ * table holds too, first among its records of that time: perf 6.1 drops
+ * a thread's maps when it sees one (it re-clones them from the parent),
+ * and a live task's maps come from /proc ahead of every timed record.
+ * In a stream, a FORK not sent with the task's first records never is.
  *
  * The processes alive at dump time are described from /proc (PROC):
  * a COMM per thread and an MMAP2 per executable map, each with the
@@ -44,7 +50,18 @@ struct slot {
 static struct slot *slots;
 static unsigned char *pool;
 static struct ring *tr;
-static unsigned long evicted, dropped;
+static unsigned long evicted, dropped, unnamed;
+
+/* A COMM (comm), FORK or EXIT (ppid, ptid) of a task the table let go.
+ * c[15]: the record type << 2 | exec << 1 | sent. */
+#define NAMES 16
+struct name {
+	u64 t;
+	u32 pid, tid;
+	char c[16];
+};
+static struct name *nm;
+static u32 nm_max, nm_head, nm_n;
 
 /* ---- /proc, and build-ids ---- */
 
@@ -53,10 +70,12 @@ static unsigned long evicted, dropped;
  * (pid, start) -> hash of its place and name. Nothing is described
  * twice unless it changed. A full table just means describing again,
  * which perf takes fine. */
-#define SEEN 16384
+#define SEEN 32768
 static u32 seen_tab[2][2][SEEN];	/* a stream's, a standalone dump's */
 static u32 *seen_key = seen_tab[0][0], *seen_val = seen_tab[0][1];
+static u32 seen_n[2];	/* keys in each */
 static int smode;	/* 0: a standalone dump, 1: a stream's first, 2: its next */
+static u32 gen;		/* dumps begun */
 
 static int seen(u32 key, u32 val)
 {
@@ -71,6 +90,7 @@ static int seen(u32 key, u32 val)
 			return 0;
 		}
 		if (!seen_key[i]) {
+			seen_n[seen_key == seen_tab[1][0]]++;
 			seen_key[i] = key + 1;
 			seen_val[i] = val;
 			return 0;
@@ -106,9 +126,16 @@ static u32 hash(const void *p, size_t n, u32 h)
 	return h;
 }
 
+/* A comm's hash is odd: an even value marks a tid found unnamed (by
+ * the dump of that number, track_sample). */
+static u32 comm_hash(const char *comm)
+{
+	return hash(comm, strlen(comm), 2166136261U) | 1;
+}
+
 static int comm_seen(u32 tid, const char *comm)
 {
-	return seen(tid, hash(comm, strlen(comm), 2166136261U));
+	return seen(tid, comm_hash(comm));
 }
 
 /* A map by what the table's records and /proc's lines both tell:
@@ -128,12 +155,18 @@ static int map_seen(u32 pid, const void *slp, const char *name)
 void track_begin(int mode)
 {
 	smode = mode;
+	gen++;
+	unnamed = 0;
 	/* A standalone dump (a file, a pulled one) keeps its own table, so
 	 * that it does not make a stream forget what the stream sent. */
 	seen_key = seen_tab[!mode][0];
 	seen_val = seen_tab[!mode][1];
-	if (mode < 2)
+	/* A long stream fills its table: then it describes anew (and may
+	 * count as unnamed a task it named before). */
+	if (mode < 2 || seen_n[!mode] > SEEN / 2) {
 		memset(seen_key, 0, SEEN * sizeof(*seen_key));
+		seen_n[!mode] = 0;
+	}
 }
 
 /* Call fn for every numeric entry of a /proc directory. */
@@ -213,6 +246,16 @@ static void pre_proc(unsigned long pid, void *ctx)
 	each_num(path, pre_task, &p);
 }
 
+static const struct pre *pre_find(u32 tid)
+{
+	size_t i;
+
+	for (i = 0; i < npre; i++)
+		if (pre[i].tid == tid)
+			return pre + i;
+	return 0;
+}
+
 /* For a dump, after the table and before /proc: a COMM for each task of
  * the start that the table does not describe, and, where the table
  * describes a later name (an exec, a rename), the name before it (not
@@ -228,7 +271,7 @@ void track_gone(void)
 
 		if (!seen_get(pre[i].tid, &v))
 			comm_seen(pre[i].tid, c);
-		else if (smode == 2 || v == hash(c, strlen(c), 2166136261U))
+		else if (smode == 2 || v == comm_hash(c))
 			continue;
 		pd_comm(pre[i].pid, pre[i].tid, c);
 	}
@@ -407,6 +450,70 @@ static u64 rtime(const struct rec_hdr *h)
 	return *(const u64 *)((const unsigned char *)h + h->size - 24);
 }
 
+/* Whether a record of the table went out already (a stream's): its
+ * trailer's IDENTIFIER is cleared then. */
+static int sent(const struct rec_hdr *h)
+{
+	return !*(const u64 *)((const unsigned char *)h + h->size - 8);
+}
+
+/* A COMM, FORK or EXIT into the names; the oldest gives way. */
+static void nm_add(const struct rec_hdr *h)
+{
+	const u32 *f = (const u32 *)(h + 1);
+	struct name *n = nm + nm_head;
+	int i;
+
+	if (!nm_max || (h->type != REC_COMM && h->type != REC_FORK && h->type != REC_EXIT))
+		return;
+	nm_head = (nm_head + 1) % nm_max;
+	nm_n += nm_n < nm_max;
+	memset(n, 0, sizeof(*n));
+	n->t = rtime(h);
+	n->pid = f[0];
+	n->tid = f[h->type == REC_COMM ? 1 : 2];
+	if (h->type == REC_COMM)
+		for (i = 0; i < 15 && (n->c[i] = ((const char *)(f + 2))[i]); i++)
+			;
+	else
+		memcpy(n->c, (u32[2]){ f[1], f[3] }, 8);
+	n->c[15] = h->type << 2 | !!(h->misc & MISC_COMM_EXEC) << 1 | sent(h);
+}
+
+/* Whether the slot holds the exit of tid. */
+static int slot_exited(const struct slot *s, u32 tid)
+{
+	const struct rec_hdr *h;
+	unsigned off;
+
+	for (off = 0; off < s->used; off += h->size) {
+		h = (const void *)(s->b + off);
+		if (h->type == REC_EXIT && ((const u32 *)(h + 1))[2] == tid)
+			return 1;
+	}
+	return 0;
+}
+
+/* A slot given up (evicted, or its pid reused): its names, forks and
+ * exits to the names. A FORK goes only where its EXIT does and nothing
+ * of the task went out before it (see the top). */
+static void slot_free(struct slot *s)
+{
+	const struct rec_hdr *h;
+	unsigned off;
+	int out = 0;
+
+	for (off = 0; off < s->used; off += h->size)
+		out |= sent(h = (const void *)(s->b + off));
+	for (off = 0; off < s->used; off += h->size) {
+		h = (const void *)(s->b + off);
+		if (h->type != REC_FORK || (!out && slot_exited(s, ((const u32 *)(h + 1))[2])))
+			nm_add(h);
+	}
+	s->used = 0;
+	s->exit = 0;
+}
+
 static struct slot *slot_get(u32 pid, int create)
 {
 	struct slot *s, *old = 0, *fresh = 0;
@@ -423,6 +530,7 @@ static struct slot *slot_get(u32 pid, int create)
 		return 0;
 	if (!fresh && old) {
 		fresh = old;
+		slot_free(old);
 		evicted++;
 	}
 	if (!fresh) {
@@ -436,12 +544,11 @@ static struct slot *slot_get(u32 pid, int create)
 	return fresh;
 }
 
-/* Append in time order; the oldest records go when the slot is full. */
 /* Where in a full slot a record can go: the oldest map but the first
- * two after an exec (the program and its loader). Its COMMs stay, and
- * so the process's name: a program that maps forty libraries (perf,
- * python) overflows a slot, and its oldest record is the exec's COMM.
- * Only a slot of nothing else gives up its oldest record. */
+ * two after an exec (the program and its loader). Its COMMs, FORKs and
+ * EXITs stay, and so the task's name: a program that maps forty
+ * libraries (perf, python) overflows a slot, and its oldest record is
+ * the exec's COMM. Only a slot of nothing else gives up its oldest. */
 static unsigned slot_victim(const struct slot *s)
 {
 	const struct rec_hdr *h;
@@ -449,8 +556,10 @@ static unsigned slot_victim(const struct slot *s)
 
 	for (off = 0; off < s->used; off += h->size) {
 		h = (const void *)(s->b + off);
-		if (h->type == REC_COMM)
-			keep = h->misc & MISC_COMM_EXEC ? 2 : keep;
+		if (h->type == REC_COMM && h->misc & MISC_COMM_EXEC)
+			keep = 2;
+		else if (h->type != REC_MMAP2)
+			;
 		else if (keep)
 			keep--;
 		else
@@ -459,9 +568,14 @@ static unsigned slot_victim(const struct slot *s)
 	return 0;
 }
 
+/* Append in time order; a task with no slot leaves its names. */
 static void slot_add(struct slot *s, const struct rec_hdr *h)
 {
-	if (!s || h->size > SLOT)
+	if (!s) {
+		nm_add(h);
+		return;
+	}
+	if (h->size > SLOT)
 		return;
 	while (s->used + h->size > SLOT) {
 		unsigned off = slot_victim(s);
@@ -505,19 +619,20 @@ static const struct rec_hdr *slot_comm(struct slot *s, u32 tid)
 }
 
 /* A creator the table never saw (it predates tracer, so its COMM went
- * by before we looked): its comm from /proc, while it runs, as a COMM
- * record for the new pid/tid at the time of the fork. */
+ * by before we looked): its comm from the start's snapshot of /proc
+ * (it may be gone now), else from /proc, as a COMM record for the new
+ * pid/tid at the time of the fork. */
 static void slot_proc_comm(struct slot *to, const u32 *f, u64 t)
 {
 	u64 b[8] = { 0 };	/* header, pid tid, comm[16], TID TIME CPU IDENTIFIER */
 	struct rec_hdr *h = (void *)b;
-	char path[48], *c = (char *)(b + 2);
-	long n;
+	char *c = (char *)(b + 2);
+	const struct pre *e = pre_find(f[3]);
 
-	fmt(path, sizeof(path), "/proc/%u/task/%u/comm", f[1], f[3]);
-	if ((n = readfile(path, c, 15)) <= 0)
+	if (e)
+		memcpy(c, e->comm, 16);
+	else if (task_comm(f[1], f[3], c) <= 0)
 		return;
-	c[n - (c[n - 1] == '\n')] = 0;
 	h->type = REC_COMM;
 	h->size = sizeof(b);
 	memcpy(b + 1, (u32[2]){ f[0], f[2] }, 8);
@@ -589,16 +704,21 @@ static void fold(struct rec_hdr *h)
 		p = slot_get(f[1], 0);
 		if (f[0] != f[2]) {	/* a new thread: the comm of its creator */
 			s = slot_get(f[0], 1);
+			if (s)
+				slot_add(s, h);
 			fork_comm(s, s, f, rtime(h));
 			break;
 		}
 		s = slot_get(f[0], 0);
 		if (s && s->exit)	/* a reused pid: the old process is gone */
-			s->used = 0, s->exit = 0;
+			slot_free(s);
 		else if (!s)
 			s = slot_get(f[0], 1);
-		if (!s)
+		if (!s) {		/* not kept: its name all the same */
+			fork_comm(p, 0, f, rtime(h));
 			break;
+		}
+		slot_add(s, h);		/* first: perf clears the maps at a FORK */
 		fork_comm(p, s, f, rtime(h));
 		if (!p || p == s)	/* pid == ppid: a container's pid 0 */
 			break;
@@ -609,7 +729,9 @@ static void fold(struct rec_hdr *h)
 		}
 		break;
 	case REC_EXIT:
-		if (f[0] == f[2] && (s = slot_get(f[0], 0)))
+		s = slot_get(f[0], 0);
+		slot_add(s, h);
+		if (s && f[0] == f[2])
 			s->exit = rtime(h) | 1;
 		break;
 	}
@@ -642,24 +764,32 @@ static int bix_cmp(const void *a, const void *b)
 	return x->off < y->off ? -1 : 1;
 }
 
-/* The table, and room for n CPUs' tracking rings. */
-void track_init(int n)
+/* The table, room for n CPUs' tracking rings, and those of the CPUs in
+ * want, in order, open: before any event records, so that every task
+ * a record names was either started since (the rings have it) or there
+ * when /proc is looked at, after them. */
+void track_init(int n, const u64 *want)
 {
-	int i;
+	int i, cpu;
 
 	if (!cfg_procs)
 		return;
-	pre = xmalloc(NPRE * sizeof(*pre));
-	each_num("/proc", pre_proc, 0);
 	slots = xmalloc(cfg_procs * sizeof(*slots));
 	pool = xmalloc(cfg_procs * SLOT);
 	for (i = 0; i < cfg_procs; i++)
 		slots[i].b = pool + i * SLOT;
+	nm_max = cfg_procs * NAMES;
+	nm = xmalloc(nm_max * sizeof(*nm));
 	tr = xmalloc(n * sizeof(*tr));
 	trsize = ring_size(TRACK_RING);
 	batch = xmalloc(n * trsize);
 	bix = xmalloc(n * trsize / 40 * sizeof(*bix));
 	ntr = n;
+	for (cpu = i = 0; cpu < 1024; cpu++)
+		if (want[cpu / 64] >> cpu % 64 & 1)
+			track_open(i++, cpu);
+	pre = xmalloc(NPRE * sizeof(*pre));
+	each_num("/proc", pre_proc, 0);
 }
 
 /* One tracking ring for CPU number i; returns its fd for poll, or -1 if
@@ -685,6 +815,8 @@ int track_open(int i, int cpu)
 
 	if (!cfg_procs)
 		return -1;
+	if (tr[i].base)		/* opened by track_init */
+		return tr[i].fd;
 	fd = track_event(cpu);
 	if (fd < 0)
 		return -1;
@@ -731,24 +863,69 @@ void track_read(void)
 		fold((void *)(batch + bix[i].off));
 }
 
-/* The table's records, for a dump: copied to dst with the trailer's id
- * cleared (the dummy event is not among the dump's attrs; id 0 means the
- * first one). A stream gets each record once: the table's copy of the
- * id says whether it went out already (0). Returns the bytes; at most
+/* A name's record, in the table's layout (trailer's IDENTIFIER 0), at
+ * d; its size. */
+static size_t nm_rec(unsigned char *d, const struct name *n)
+{
+	u64 b[10] = { 0 };
+	struct rec_hdr *h = (void *)b;
+	size_t l = 0;
+
+	h->type = n->c[15] >> 2;
+	memcpy(b + 1, (u32[2]){ n->pid, n->tid }, 8);
+	if (h->type == REC_COMM) {
+		while (l < 15 && n->c[l])
+			l++;
+		memcpy(b + 2, n->c, l);
+		h->misc = n->c[15] & 2 ? MISC_COMM_EXEC : 0;
+		l = (l + 8) / 8;	/* u64s of the comm and its NUL */
+	} else {		/* pid ppid tid ptid time */
+		memcpy(b + 1, (u32[4]){ n->pid, ((const u32 *)n->c)[0], n->tid, ((const u32 *)n->c)[1] }, 16);
+		b[3] = n->t;
+		l = 2;
+	}
+	memcpy(b + 2 + l, (u32[2]){ n->pid, n->tid }, 8);
+	b[3 + l] = n->t;
+	h->size = (6 + l) * 8;
+	memcpy(d, b, h->size);
+	return h->size;
+}
+
+/* The names' records, then the table's, for a dump: copied to dst with
+ * the trailer's id cleared (the dummy event is not among the dump's
+ * attrs; id 0 means the first one). A stream gets each record once: the
+ * table's copy of the id says whether it went out already (0). A FORK
+ * goes with the task's exit (see the top). Returns the bytes; at most
  * track_max(). */
 size_t track_copy(unsigned char *dst)
 {
-	size_t n = 0, off;
+	size_t n = 0, off, i;
 	struct slot *s;
 
+	for (i = 0; i < nm_n; i++) {
+		struct name *e = nm + (nm_head + nm_max - nm_n + i) % nm_max;
+
+		if (e->c[15] & 1)
+			continue;
+		if (smode)
+			e->c[15] |= 1;
+		if ((e->c[15] >> 2) == REC_COMM) {	/* sent all the same: a reused
+							   tid's later name may be seen */
+			char c[16] = { 0 };
+
+			memcpy(c, e->c, 15);
+			comm_seen(e->tid, c);
+		}
+		n += nm_rec(dst + n, e);
+	}
 	for (s = slots; s && s < slots + cfg_procs; s++) {
 		for (off = 0; s->inuse && off < s->used; off += ((struct rec_hdr *)(s->b + off))->size) {
 			struct rec_hdr *h = (void *)(s->b + off);
 			unsigned char *id = s->b + off + h->size - 8;
 			const u32 *f = (const u32 *)(h + 1);
-
 			int dup = h->type == REC_COMM ? comm_seen(f[1], (const char *)(f + 2)) :
-				  map_seen(f[0], f + 2, (const char *)(f + 16));
+				  h->type == REC_MMAP2 ? map_seen(f[0], f + 2, (const char *)(f + 16)) :
+				  h->type == REC_FORK && !slot_exited(s, f[2]);
 
 			if (smode == 2 && !memcmp(id, &(u64){ 0 }, 8))
 				continue;
@@ -766,12 +943,28 @@ size_t track_copy(unsigned char *dst)
 
 size_t track_max(void)
 {
-	return cfg_procs * SLOT;
+	return cfg_procs * (SLOT + NAMES * 64);
+}
+
+/* A sample of tid went into the dump: counted if nothing names it (the
+ * first time in this dump). */
+void track_sample(const struct rec_hdr *h)
+{
+	u32 tid, v;
+
+	if (!slots || h->type != REC_SAMPLE || h->size < 32)
+		return;
+	memcpy(&tid, (const unsigned char *)h + 28, 4);
+	if (!tid || tid == (u32)-1 || (seen_get(tid, &v) && (v & 1 || v == gen * 2)))
+		return;
+	seen(tid, gen * 2);
+	unnamed++;
 }
 
 /* For the dump line: how full the table is. */
-void track_stats(unsigned long *used, unsigned long *ev, unsigned long *dr)
+void track_stats(unsigned long *used, unsigned long *ev, unsigned long *dr, unsigned long *un)
 {
+	*un = unnamed;
 	struct slot *s;
 
 	*used = 0;

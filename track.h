@@ -5,14 +5,15 @@
 
 #include "ring.h"
 
-void track_init(int n);
+void track_init(int n, const u64 *want);
 int track_open(int i, int cpu);
 int track_reopen(int i, int cpu);
 void track_read(void);
 void track_begin(int mode);
 size_t track_copy(unsigned char *dst);
 size_t track_max(void);
-void track_stats(unsigned long *used, unsigned long *evicted, unsigned long *dropped);
+void track_stats(unsigned long *used, unsigned long *evicted, unsigned long *dropped, unsigned long *unnamed);
+void track_sample(const struct rec_hdr *h);	/* one went into the dump */
 void track_proc(void);
 void track_gone(void);	/* after track_copy, before track_proc */
 

@@ -1,0 +1,82 @@
+# Every task in a dump has its name, on both engines, on a busy machine:
+# a spawn loop (a short process every 5 ms) runs across three dumps
+# while a compile loop runs beside it; the dump line counts the tasks it
+# could not name. Exits and forks: perf sched timehist -s names each
+# child's parent, perf timechart ends each child where it exited.
+
+# --- 1. a spawn loop across three dumps, both engines ---
+spawn_loop() {	# spawn_loop PIDFILE: /bin/true and sleep, each pid logged
+	while :; do
+		/bin/true & echo $! >>"$1"; wait $!
+		sleep 0.005 & echo $! >>"$1"; wait $!
+	done
+}
+for eng in ftrace perf; do
+	[ $eng = perf ] && e="engine=perf" || e=
+	rm -f "$T/nm$eng.data"* "$T/nm$eng.pids"
+	(while :; do gcc -O1 -c -o "$T/nm$eng.o" test/work.c; done) >/dev/null 2>&1 & CC=$!
+	spawn_loop "$T/nm$eng.pids" & L=$!
+	if ! start_tracer "$T/nm$eng" -o "$T/nm$eng.data" "$e"; then
+		kill $L $CC; wait $L $CC 2>/dev/null; continue
+	fi
+	for i in 1 2 3; do sleep 1.5; dump_wait "$T/nm$eng" $i >/dev/null; done
+	kill $L $CC; wait $L $CC 2>/dev/null
+	stop_tracer >/dev/null
+	bad= agree=
+	for i in 1 2 3; do
+		f="$T/nm$eng.data"; [ $i = 1 ] || f="$f.$((i - 1))"
+		perf script -i "$f" -F comm,tid,time 2>/dev/null >"$f.txt"
+		# the loop's records: how many, how many :PID, how many in
+		# the last 100 ms before the dump
+		r=$(awk -v pf="$T/nm$eng.pids" 'BEGIN { while ((getline p < pf) > 0) mine[p] = 1 }
+			{ t = $3 + 0; if (t > end) end = t; if ($2 in mine) { n++; tt[n] = t; if ($1 ~ /^:[0-9]+$/) u++ } }
+			END { for (k = 1; k <= n; k++) late += tt[k] > end - 0.1; print n + 0, u + 0, late + 0 }' "$f.txt")
+		set -- $r
+		[ "$1" -gt 0 ] && [ "$2" = 0 ] && [ "$3" -gt 0 ] || bad="$bad dump $i: $1 records of the loop, $2 of them :PID, $3 in its last 100 ms;"
+		# the dump line's count against perf's
+		p=$(awk '$1 ~ /^:[0-9]+$/ { print $2 }' "$f.txt" | sort -u | wc -l)
+		l=$(grep "dump $i (" "$T/nm$eng.err" | sed -n 's/.*, \([0-9]*\) tasks unnamed.*/\1/p')
+		[ "$l" = "$p" ] || agree="$agree dump $i: the line says '${l:-nothing}', perf shows $p;"
+	done
+	[ -z "$bad" ] && pass "$eng engine: a spawn loop across three dumps: every record of it named" ||
+		{ fail "$eng engine: a spawn loop across three dumps: every record of it named" "$bad"; keep "$T/nm$eng".*; }
+	[ -z "$agree" ] && pass "$eng engine: the dump line's unnamed tasks = perf's :PID tasks" ||
+		{ fail "$eng engine: the dump line's unnamed tasks = perf's :PID tasks" "$agree"; keep "$T/nm$eng".*; }
+done
+
+# --- 2. exits and forks: perf sched timehist -s, perf timechart ---
+# A parent forks three children 400 ms apart, each spins 100 ms and
+# exits. A child's bar in timechart ends before the next one's begins;
+# without EXITs each runs to the end of the trace. The criterion is
+# checked on a perf record -a control of the same events first.
+X=nx$$x$RANDOM; X=${X:0:15}; cp "$T/work" "$T/$X"
+# children "pid parent" from timehist -s; bars "pid x end" from the svg
+lives() {
+	perf sched timehist -s -i "$1" 2>/dev/null | sed -n "s/^ *$X\[\([0-9]*\)\] *\(-*[0-9]*\) .*/\1 \2/p" | sort -u >"$1.par"
+	(cd "$(dirname "$1")" && perf timechart -i "$1" -o "$1.svg" >/dev/null 2>&1)
+	awk -v x="$X" '/class="process"/ { split($0, a, "\""); px = a[2]; pw = a[4] }
+		index($0, ">" x ":") { sub(".*>" x ":", ""); sub(" .*", ""); print $0, px, px + pw }' "$1.svg" | sort -n >"$1.bars"
+}
+# ordered FILE PARENT: every child's bar ends before the next child's begins
+ordered() {
+	awk -v p=$2 '$1 == p { next } n && $2 < end { bad = 1 } { end = $3; n++ } END { exit bad || n < 3 }' "$1.bars"
+}
+rm -f "$T/nxc.data" "$T/nx.data"
+perf record -a -e sched:sched_switch,sched:sched_wakeup,sched:sched_process_exec,sched:sched_process_exit \
+	-o "$T/nxc.data" >/dev/null 2>&1 & C=$!
+sleep 1
+"$T/$X" forkspin 100 sleep 400 forkspin 100 sleep 400 forkspin 100 wait sleep 200 & XP=$!; wait $XP
+sleep 0.3; kill -INT $C; wait $C
+lives "$T/nxc.data"
+if ! ordered "$T/nxc.data" $XP; then
+	skip "exits: timechart of a perf record control" "its bars do not show the criterion: $(tr '\n' ' ' <"$T/nxc.data.bars")"
+elif start_tracer "$T/nx" -o "$T/nx.data" 'buf=4m'; then
+	"$T/$X" forkspin 100 sleep 400 forkspin 100 sleep 400 forkspin 100 wait sleep 200 & XP=$!; wait $XP
+	sleep 0.3
+	stop_tracer >/dev/null
+	lives "$T/nx.data"
+	ordered "$T/nx.data" $XP && pass "exits: perf timechart ends each child where it exited" ||
+		fail "exits: perf timechart ends each child where it exited" "pid start end: $(tr '\n' ' ' <"$T/nx.data.bars")"
+	s=$(awk -v p=$XP '$1 == p { print "parent" ($2 == me ? " ok" : " " $2); next } { print ($2 == p ? "child ok" : "child of " $2) }' me=$$ "$T/nx.data.par" | sort | uniq -c | tr -s ' \n' '  ')
+	testing "exits: perf sched timehist -s names the parent of each child and of the parent" " 3 child ok 1 parent ok " "$s"
+fi
