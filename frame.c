@@ -281,6 +281,8 @@ static int xwrite(const char *name, struct xdump *d)
 	return 0;
 }
 
+int frame_bad;	/* the dump each is handed is damaged */
+
 /* Read the capture (pre[0, n), then fd), recover every framed dump,
  * write the chosen one(s): -n's, or the last complete one; or hand each
  * to each (tracer -p). NUL bytes (line noise, a board's
@@ -345,6 +347,7 @@ int frame_extract(int sel, const char *out, const void *pre, size_t n, int fd,
 	for (i = 0; i < (size_t)nd; i++) {
 		msg("dump %d: %L bytes, %s", d[i].dump, (u64)d[i].n, d[i].bad ? "DAMAGED" : "ok");
 		if (each) {
+			frame_bad = d[i].bad;
 			each(d[i].b, d[i].n);
 			rc |= d[i].bad;
 		}

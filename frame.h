@@ -8,6 +8,7 @@
 void frame_begin(int dump, void (*put)(const char *, size_t));
 void frame_put(const void *p, size_t n);
 void frame_end(void);
+extern int frame_bad;	/* the dump each() is handed is damaged */
 int frame_extract(int sel, const char *out, const void *pre, size_t n, int fd,
 		  void (*each)(const u8 *, size_t));
 

@@ -25,6 +25,7 @@
 #include "config.h"
 #include "frame.h"
 #include "print.h"
+#include "convert.h"
 #include "sink.h"
 #include "pull.h"
 #include "cfg.h"
@@ -345,6 +346,7 @@ static _Noreturn void usage(int code)
 	static const char head[] =
 "usage: tracer [-o FILE|DEVICE|FIFO] [-f CONFIG_FILE | 'CONFIG']   record\n"
 "       tracer -x [-n N] [-o FILE] < CAPTURE | -p [FILE]   extract | print\n"
+"       tracer -c -o FILE [INPUT]   a stream or capture as perf.data files\n"
 "       tracer -l | -h                          list events | this help\n";
 	static const char full[] =
 "Records system-wide perf events into an overwriting ring per CPU, then sleeps.\n"
@@ -398,7 +400,7 @@ int main(int argc, char **argv)
 	char *config = 0, *out = 0;
 	sigset_t set;
 	u64 possible[16];
-	int i, c, sfd, ncpu = 0, extract = 0, sel = 0, shut = 0, boot = 0, print = 0;
+	int i, c, sfd, ncpu = 0, extract = 0, sel = 0, shut = 0, boot = 0, print = 0, conv = 0;
 	unsigned long long v;
 
 	/* Descriptors 0-2 that an init script or a daemon left closed are
@@ -450,6 +452,11 @@ int main(int argc, char **argv)
 					die(2, "-x is not built in (CONFIG_FRAME)");
 				extract = 1;
 				break;
+			case 'c':
+				if (!CFG_CONVERT)
+					die(2, "-c is not built in (CONFIG_CONVERT)");
+				conv = 1;
+				break;
 			case 'p':
 				if (!CFG_PRINT)
 					die(2, "-p is not built in (CONFIG_PRINT)");
@@ -463,6 +470,11 @@ int main(int argc, char **argv)
 			if (arg)
 				break;
 		}
+	}
+	if (conv) {
+		if (extract || print || boot || config || sel || !out || i + 1 < argc)
+			die(2, "-c -o FILE [INPUT]: a stream or a capture (stdin without INPUT) into FILE, FILE.1, ...");
+		return conv_main(argv[i], out);
 	}
 	if (print) {
 		if (extract || boot || out || config || i + 1 < argc)
