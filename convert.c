@@ -106,7 +106,7 @@ static void file_open(void)
 
 	for (;;) {
 		fmt(cv_name, sizeof(cv_name), cv_seq ? "%s.%u" : "%s", cv_out, cv_seq);
-		cv_fd = open(cv_name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+		cv_fd = open(cv_name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
 		if (cv_fd >= 0 || errno != EEXIST)
 			break;
 		cv_seq++;
@@ -164,7 +164,7 @@ static void dump_end(const char *why, u64 at)
 		die(1, "write %s:", cv_name);
 	}
 	msg("%s: dump %d, %L records, %L bytes%s", cv_name, cv_dump, nrec, out_pos,
-	    why ? " (cut short: the records that came whole before the damage)" : "");
+	    why ? ", cut short: what came whole" : "");
 }
 
 static void rec(const u8 *p, u32 n, u64 at, int inner);
@@ -177,17 +177,17 @@ static void unzstd(const u8 *p, u32 n, u64 at)
 	long r;
 
 	if (!CFG_ZSTD)
-		return dump_end("zstd records (CONFIG_ZSTD is not built in)", at);
+		return dump_end("zstd (not built in)", at);
 	if (!zb.p)
 		zb.p = xmalloc(zb.cap = ZCAP), zstd_init();
 	r = zstd_decode(p + 8, n - 8, zb.p + zb.n, zb.cap - zb.n);
 	if (r < 0)
-		return dump_end(r == -2 ? "zstd of a kind only full zstd reads (perf record -z)" :
+		return dump_end(r == -2 ? "zstd that only full zstd reads" :
 				"damaged zstd", at);
 	zb.n += r;
 	while (!cv_bad && zb.n - o >= 8 && (k = val(zb.p + o + 6, 2)) <= zb.n - o) {
 		if (k < 8)
-			dump_end("a record of size 0 in zstd", at);
+			dump_end("a record of size 0", at);
 		else
 			rec(zb.p + o, k, at, 1);
 		o += k;
@@ -207,7 +207,7 @@ static void tracing(u64 n, u64 at)
 	for (n = (n + 7) & ~7ULL; n && !cv_bad; n -= k, ioff += k) {
 		k = n < ICAP ? n : ICAP;
 		if (!(p = need(k)))
-			return dump_end("the input ends inside the tracing data", at);
+			return dump_end("the input ends inside a record", at);
 		if (!cv_tracing)	/* perf reads one, the first */
 			pd_feat(1, p, k);
 	}
@@ -219,7 +219,7 @@ static void attr(const u8 *p, u32 n, u64 at)
 	u32 al = val(p + 12, 4), ni;
 
 	if (n < 16 || al < 64 || al > 512 || al > n - 8)
-		return dump_end("an attr of a size perf does not have", at);
+		return dump_end("an attr of a bad size", at);
 	if (cv_fd >= 0)
 		return dump_end("an attr after the records", at);
 	ni = (n - 8 - al) / 8;
@@ -254,9 +254,9 @@ static void rec(const u8 *p, u32 n, u64 at, int inner)
 	if (type - 1 > 126)
 		return dump_end("not a record", at);
 	if (!nattr)
-		return dump_end("records before any attr: not the start of a stream", at);
+		return dump_end("a record before any attr", at);
 	if (type == REC_FINISHED_ROUND && zb.n && !inner) {
-		msg("a record cut at the end of the zstd records, before offset %L", at);
+		msg("a record cut at the end of zstd at offset %L", at);
 		cv_rc = 1;
 		zb.n = 0;
 	}
@@ -274,7 +274,7 @@ static void rec(const u8 *p, u32 n, u64 at, int inner)
 		if (carry.n + n <= CARRY)
 			cput(&carry, p, n);
 		else if (!cv_full++)
-			msg("dump %d: over 64 MiB of side-band: the dumps after it may name fewer processes",
+			msg("dump %d: side-band over 64 MiB: later files may name fewer tasks",
 			    cv_dump + 1);
 	}
 }
@@ -324,7 +324,7 @@ static void walk(void)
 	if (!cv_bad && ilen > ioff)
 		dump_end("the input ends inside a record", ibase + ioff);
 	else if (!cv_bad && cv_fd >= 0)
-		dump_end("the input ends before the dump's end (its FINISHED_ROUND)", ibase + ioff);
+		dump_end("the input ends inside a dump", ibase + ioff);
 }
 
 /* A framed dump, whole in memory: a stream of its own. */
@@ -358,7 +358,7 @@ int conv_main(const char *path, const char *out)
 	if (p && (!memcmp(p, "PERFILE2", 8) || !memcmp(p, "2ELIFREP", 8))) {
 		ibe = *p == '2';
 		if (val(p + 8, 8) != 16)
-			die(1, "%s: a file-mode perf.data already, which perf reads as it is", name);
+			die(1, "%s: already a perf.data file, which perf reads", name);
 		walk();
 	} else {
 		if (!CFG_FRAME)

@@ -339,6 +339,7 @@ static int loop(int sfd)
 	}
 }
 
+#define NIB "-%c is not built in (CONFIG_%s)"
 #define S_(n) #n
 #define S(n) S_(n)
 static _Noreturn void usage(int code)
@@ -346,8 +347,9 @@ static _Noreturn void usage(int code)
 	static const char head[] =
 "usage: tracer [-o FILE|DEVICE|FIFO] [-f CONFIG_FILE | 'CONFIG']   record\n"
 "       tracer -x [-n N] [-o FILE] < CAPTURE | -p [FILE]   extract | print\n"
-"       tracer -c -o FILE [INPUT]   a stream or capture as perf.data files\n"
 "       tracer -l | -h                          list events | this help\n";
+	static const char conv[] =
+"       tracer -c -o FILE [INPUT]               a stream or capture as perf.data files\n";
 	static const char full[] =
 "Records system-wide perf events into an overwriting ring per CPU, then sleeps.\n"
 "SIGUSR2 or a tripwire dumps them as perf.data; SIGUSR1: off, SIGCONT: on. Any\n"
@@ -370,6 +372,8 @@ static _Noreturn void usage(int code)
 "Default: " DEFAULT_CONFIG " buf=128k\n";
 
 	write(code ? 2 : 1, head, sizeof(head) - 1);
+	if (CFG_CONVERT)
+		write(code ? 2 : 1, conv, sizeof(conv) - 1);
 	if (CFG_LONG_HELP)
 		write(code ? 2 : 1, full, sizeof(full) - 1);
 	_exit(code);
@@ -439,7 +443,7 @@ int main(int argc, char **argv)
 				break;
 			case 'l':
 				if (!CFG_LIST)
-					die(2, "-l is not built in (CONFIG_LIST)");
+					die(2, NIB, c, "LIST");
 				cfg_list();
 				return 0;
 			case 'b':
@@ -449,17 +453,17 @@ int main(int argc, char **argv)
 				break;
 			case 'x':
 				if (!CFG_FRAME)
-					die(2, "-x is not built in (CONFIG_FRAME)");
+					die(2, NIB, c, "FRAME");
 				extract = 1;
 				break;
 			case 'c':
 				if (!CFG_CONVERT)
-					die(2, "-c is not built in (CONFIG_CONVERT)");
+					die(2, NIB, c, "CONVERT");
 				conv = 1;
 				break;
 			case 'p':
 				if (!CFG_PRINT)
-					die(2, "-p is not built in (CONFIG_PRINT)");
+					die(2, NIB, c, "PRINT");
 				print = 1;
 				break;
 			case 'h':
