@@ -130,8 +130,9 @@ static int bfile(struct buf *b, const char *path, int lensize)
 	return n;
 }
 
+#define NFEAT 40
 static struct buf tracing, feats, kbid;
-static struct { int id; size_t off, len; } feat[10];
+static struct { int id; size_t off, len; } feat[NFEAT];
 static int nfeat;
 static u64 ktext;
 u64 pd_ktext, pd_kdelta;	/* the kernel's text, or its move since, where it is another boot's */
@@ -227,6 +228,32 @@ static void feat_end(void)
 {
 	feat[nfeat].len = feats.n - feat[nfeat].off;
 	nfeat++;
+}
+
+/* tracer -c: the features of a stream's head, in its byte order; the
+ * tracing data (1) and build-id records (2) have their own sections.
+ * The file's sections go in feature order: kept sorted, each id once. */
+void pd_feat_reset(void)
+{
+	tracing.n = feats.n = kbid.n = nfeat = 0;
+}
+
+void pd_feat(int id, const void *p, size_t n)
+{
+	int i, k;
+
+	if (id == F_TRACING || id == F_BUILD_ID)
+		return bput(id == F_TRACING ? &tracing : &kbid, p, n);
+	for (i = 0; i < nfeat && feat[i].id < id; i++)
+		;
+	if (id < 3 || id > 63 || (i < nfeat && feat[i].id == id) || nfeat == NFEAT)
+		return;
+	for (k = nfeat++; k > i; k--)
+		feat[k] = feat[k - 1];
+	feat[i].id = id;
+	feat[i].off = feats.n;
+	feat[i].len = n;
+	bput(&feats, p, n);
 }
 
 /* _text, the reference symbol perf relocates kallsyms by (KASLR). */
@@ -592,14 +619,30 @@ static struct {
 	u64 features[4];
 } fh;
 
+int pd_be;	/* the file's byte order: big-endian (tracer -c of such a stream) */
+
+void pd_file_begin(void)
+{
+	memset(&fh, 0, sizeof(fh));
+	out_put(&fh, sizeof(fh));
+}
+
+/* n attrs of size each (the attr, then where its ids are) after the
+ * header, then their ids; the data begins here. */
+void pd_file_attrs(u64 n, u64 size)
+{
+	fh.attrs.off = sizeof(fh);
+	fh.attrs.size = n * size;
+	fh.attr_size = size;
+	fh.data.off = out_pos;
+}
+
 void pd_file_head(void)
 {
 	u64 ids = sizeof(fh);
 	int i;
 
-	memset(&fh, 0, sizeof(fh));
-	out_put(&fh, sizeof(fh));
-	fh.attrs.off = out_pos;
+	pd_file_begin();
 	/* perf_file_attr: the attr, then where its ids are, after all attrs */
 	for (i = 0; i < nev; i++) {
 		unsigned char a[ATTR_SIZE];
@@ -618,22 +661,20 @@ void pd_file_head(void)
 			out_put(&id, 8);
 		}
 	}
-	fh.attrs.size = nev * (ATTR_SIZE + 16);
-	fh.data.off = out_pos;
+	pd_file_attrs(nev, ATTR_SIZE + 16);
 }
 
 /* After the data: the feature sections, then the header, now that the
  * offsets are known. Sections follow the feature bits in order. */
 int pd_file_end(int fd)
 {
-	struct section s[2 + 10];	/* tracing, build-ids, feat[] */
+	struct section s[2 + NFEAT];	/* tracing, build-ids, feat[] */
 	int i, n = 0, err;
 	u64 at;
 
 	fh.data.size = out_pos - fh.data.off;
 	fh.magic = MAGIC;
 	fh.size = sizeof(fh);
-	fh.attr_size = ATTR_SIZE + sizeof(struct section);
 	if (tracing.n)
 		fh.features[0] |= 1ULL << F_TRACING;
 	if (kbid.n)
@@ -662,8 +703,14 @@ int pd_file_end(int fd)
 	}
 	err = out_end();
 	at = fh.data.off + fh.data.size;
-	oswap((void *)s, (unsigned char *)(s + n), "*");
-	oswap((void *)&fh, (unsigned char *)(&fh + 1), "*");
+	if (BE != pd_be) {	/* the header and sections in the file's order */
+		u64 *w = (u64 *)s, k;
+
+		for (k = 0; k < 2 * (u64)n; k++)
+			w[k] = __builtin_bswap64(w[k]);
+		for (w = (u64 *)&fh, k = 0; k < sizeof(fh) / 8; k++)
+			w[k] = __builtin_bswap64(w[k]);
+	}
 	if (!err && (pwrite(fd, s, n * sizeof(*s), at) < 0 || pwrite(fd, &fh, sizeof(fh), 0) < 0))
 		err = errno;
 	return err;

@@ -14,6 +14,14 @@ void pd_stream_head(void);
 void pd_stream_round(void);
 void pd_file_head(void);
 int pd_file_end(int fd);
+/* tracer -c: a file of a stream's attrs and features, not our own.
+ * pd_file_begin, the attrs and ids, pd_file_attrs, the data, then
+ * pd_file_end; the features are pd_feat's, in the order pd_be says. */
+extern int pd_be;
+void pd_file_begin(void);
+void pd_file_attrs(u64 n, u64 size);
+void pd_feat_reset(void);
+void pd_feat(int id, const void *p, size_t n);
 
 /* Records: the kernel's (swapped on a big-endian target), the kernel's
  * maps, a COMM, or any side-band record by its body's shape. */

@@ -25,6 +25,7 @@
 #include "config.h"
 #include "frame.h"
 #include "print.h"
+#include "convert.h"
 #include "sink.h"
 #include "pull.h"
 #include "cfg.h"
@@ -362,6 +363,7 @@ static int loop(int sfd)
 	}
 }
 
+#define NIB "-%c is not built in (CONFIG_%s)"
 #define S_(n) #n
 #define S(n) S_(n)
 static _Noreturn void usage(int code)
@@ -370,6 +372,8 @@ static _Noreturn void usage(int code)
 "usage: tracer [-o FILE|DEVICE|FIFO] [-f CONFIG_FILE | 'CONFIG']   record\n"
 "       tracer -x [-n N] [-o FILE] < CAPTURE | -p [FILE]   extract | print\n"
 "       tracer -l | -h                          list events | this help\n";
+	static const char conv[] =
+"       tracer -c -o FILE [INPUT]               a stream or capture as perf.data files\n";
 	static const char full[] =
 "Records system-wide perf events into an overwriting ring per CPU, then sleeps.\n"
 "SIGUSR2 or a tripwire dumps them as perf.data; SIGUSR1: off, SIGCONT: on. Any\n"
@@ -392,6 +396,8 @@ static _Noreturn void usage(int code)
 "Default: " DEFAULT_CONFIG " buf=128k\n";
 
 	write(code ? 2 : 1, head, sizeof(head) - 1);
+	if (CFG_CONVERT)
+		write(code ? 2 : 1, conv, sizeof(conv) - 1);
 	if (CFG_LONG_HELP)
 		write(code ? 2 : 1, full, sizeof(full) - 1);
 	_exit(code);
@@ -422,7 +428,7 @@ int main(int argc, char **argv)
 	char *config = 0, *out = 0;
 	sigset_t set;
 	u64 possible[16];
-	int i, c, sfd, ncpu = 0, extract = 0, sel = 0, shut = 0, boot = 0, print = 0;
+	int i, c, sfd, ncpu = 0, extract = 0, sel = 0, shut = 0, boot = 0, print = 0, conv = 0;
 	unsigned long long v;
 
 	/* Descriptors 0-2 that an init script or a daemon left closed are
@@ -461,7 +467,7 @@ int main(int argc, char **argv)
 				break;
 			case 'l':
 				if (!CFG_LIST)
-					die(2, "-l is not built in (CONFIG_LIST)");
+					die(2, NIB, c, "LIST");
 				cfg_list();
 				return 0;
 			case 'b':
@@ -471,12 +477,17 @@ int main(int argc, char **argv)
 				break;
 			case 'x':
 				if (!CFG_FRAME)
-					die(2, "-x is not built in (CONFIG_FRAME)");
+					die(2, NIB, c, "FRAME");
 				extract = 1;
+				break;
+			case 'c':
+				if (!CFG_CONVERT)
+					die(2, NIB, c, "CONVERT");
+				conv = 1;
 				break;
 			case 'p':
 				if (!CFG_PRINT)
-					die(2, "-p is not built in (CONFIG_PRINT)");
+					die(2, NIB, c, "PRINT");
 				print = 1;
 				break;
 			case 'h':
@@ -487,6 +498,11 @@ int main(int argc, char **argv)
 			if (arg)
 				break;
 		}
+	}
+	if (conv) {
+		if (extract || print || boot || config || sel || !out || i + 1 < argc)
+			die(2, "-c -o FILE [INPUT]: a stream or a capture (stdin without INPUT) into FILE, FILE.1, ...");
+		return conv_main(argv[i], out);
 	}
 	if (print) {
 		if (extract || boot || out || config || i + 1 < argc)

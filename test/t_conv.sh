@@ -1,0 +1,165 @@
+# tracer -c: a stream, a frame=text capture and a zstd stream, each of
+# two dumps, converted on the host into file-mode perf.data (a file per
+# dump), judged by the perf tools that read no stream (host perf 6.1):
+# sched timehist (the workload's 30 ms sleep as its wait time), sched
+# latency, timechart (an svg naming it), trace -s (its 1500 failed
+# closes), inject then script, data convert --to-json and report --stats
+# (its samples), and perf script of each file line for line against
+# perf script of that dump's bytes of the stream. The same checks on the
+# stream itself fail. Bad input (empty, garbage, cut short, a file
+# that exists) exits 1, says so, and writes no broken file.
+
+# close (3 on x86_64) only: the whole machine's syscalls fill the rings
+# in under a second while others run beside
+CCFG='sched:* raw_syscalls:sys_enter/id==3/ raw_syscalls:sys_exit/id==3/ cpu-clock@499 buf=8m'
+cw=cvw$$; cw=${cw:0:13}
+if ! "$TRACER" -h 2>&1 | grep -q -- '-c -o FILE'; then
+	skip "convert" "tracer -c is not built in (CONFIG_CONVERT)"
+else
+	cp "$T/work" "$T/$cw"
+	# cvjudge NAME FILE PID: what each tool makes of FILE, for the
+	# workload $cw (PID); prints "ok WHAT" or "no WHAT: why" per tool
+	cvjudge() {
+		local f=$2 p=$3 n s j
+		rm -f "$f".svg "$f".inj "$f".json
+		n=$(perf sched timehist -i "$f" 2>/dev/null | awk -v t="$cw[$p]" '$3 == t && $4 + 0 >= 29 && $4 + 0 < 1000' | wc -l)
+		[ "$n" -ge 1 ] && echo "ok sched timehist (a wait of 30 ms)" || echo "no sched timehist: $(perf sched timehist -i "$f" 2>&1 | grep -m1 -v '^ *[0-9]')"
+		# (a framed dump 2 has both runs: latency sums a comm's tasks, "cvw:(2)")
+		perf sched latency -i "$f" 2>/dev/null | grep -Eq "^ *$cw:($p|\([0-9]+\)) " && echo "ok sched latency" ||
+			echo "no sched latency: $(perf sched latency -i "$f" 2>&1 | head -1)"
+		perf timechart -i "$f" -o "$f.svg" >/dev/null 2>&1; grep -q "<title>$p $cw running" "$f.svg" 2>/dev/null && echo "ok timechart" ||
+			echo "no timechart: $(perf timechart -i "$f" -o "$f.svg" 2>&1 | head -1)"
+		n=$(perf trace -s -i "$f" 2>&1 | awk -v t=" $cw ($p)" 'index($0, t) == 1 { on = 1; next } on && /^ [^ ]/ { on = 0 } on && $1 == "close" { print $3 }')
+		[ "$n" = 1500 ] && echo "ok trace -s (1500 failed closes)" || echo "no trace -s: close errors '$n'"
+		s=$(perf script -i "$f" 2>/dev/null | md5sum)
+		perf inject -i "$f" -o "$f.inj" >/dev/null 2>&1 && [ "$(perf script -i "$f.inj" 2>/dev/null | md5sum)" = "$s" ] &&
+			echo "ok inject" || echo "no inject: $(perf inject -i "$f" -o "$f.inj" 2>&1 | head -1)"
+		n=$(perf script -i "$f" -F comm 2>/dev/null | awk -v c=$cw '$1 == c' | wc -l)
+		(perf data convert --to-json "$f.json" -i "$f"; :) >/dev/null 2>&1; j=$(grep -c "\"comm\": \"$cw\"" "$f.json" 2>/dev/null)
+		[ "$n" -gt 10 ] && [ "$j" = "$n" ] && echo "ok --to-json ($n samples of $cw)" || echo "no --to-json: $j of $n"
+		n=$(perf script -i "$f" 2>/dev/null | wc -l)
+		perf report --stats -i "$f" 2>/dev/null | grep -m1 "SAMPLE events:" | grep -q " $n " && [ "$n" -gt 100 ] &&
+			echo "ok report --stats ($n samples)" || echo "no report --stats: $n in perf script"
+	}
+	# the first dump of a stream: its bytes up to its FINISHED_ROUND
+	cvfirst() {
+		python3 -c '
+import struct, sys
+b = open(sys.argv[1], "rb").read(); o = 16
+while o < len(b):
+    t, m, n = struct.unpack_from("<IHH", b, o)
+    o += n + ((struct.unpack_from("<I", b, o + 8)[0] + 7) & ~7 if t == 66 else 0)
+    if t == 68: break
+sys.stdout.buffer.write(b[:o])' "$1"
+	}
+	for m in stream framed zstd; do
+		case $m in
+		stream) c= ;;
+		framed) c=' frame=text' ;;
+		zstd) c=' zstd' ;;
+		esac
+		if ! start_tracer "$T/cv$m" "$CCFG$c"; then
+			fail "convert $m: tracer records" "$(cat "$T/cv$m.err")"
+			continue
+		fi
+		"$T/$cw" spin 100 close 1500 sleep 30 spin 20 & p1=$!; wait $p1
+		dump_wait "$T/cv$m" 1 >/dev/null
+		"$T/$cw" spin 50 close 1500 sleep 30 spin 20 & p2=$!; wait $p2
+		stop_tracer >/dev/null
+		rm -f "$T/cv$m.data"*
+		"$TRACER" -c -o "$T/cv$m.data" "$T/cv$m.out" 2>"$T/cv$m.cerr"; rc=$?
+		[ $rc = 0 ] && [ -s "$T/cv$m.data" ] && [ -s "$T/cv$m.data.1" ] && [ ! -e "$T/cv$m.data.2" ] &&
+			pass "convert $m: exit 0, a file per dump: $(grep -v ', ok$' "$T/cv$m.cerr" | sed 's/^tracer: //; s|'"$T"/'||' | tr '\n' ' ')" ||
+			{ fail "convert $m: exit 0, two files" "rc=$rc $(cat "$T/cv$m.cerr")"; continue; }
+		for d in 1 2; do
+			f=$T/cv$m.data; [ $d = 1 ] || f=$f.1
+			p=$p1; [ $d = 1 ] || p=$p2
+			cvjudge $m "$f" $p >"$T/cv$m.j$d"
+			grep -q '^no ' "$T/cv$m.j$d" && fail "convert $m dump $d: every tool reads it" "$(grep '^no ' "$T/cv$m.j$d" | tr '\n' ';')" ||
+				pass "convert $m dump $d: $(sed 's/^ok //' "$T/cv$m.j$d" | tr '\n' ';' | sed 's/;/; /g')"
+		done
+		# the stream itself: the same checks fail (perf 6.1 reads no
+		# stream with these tools), so they judge the conversion
+		[ $m = framed ] && "$TRACER" -x -n 1 <"$T/cv$m.out" >"$T/cv$m.s1" 2>/dev/null || cvfirst "$T/cv$m.out" >"$T/cv$m.s1"
+		cvjudge $m "$T/cv$m.s1" $p1 >"$T/cv$m.js"
+		n=$(grep -c '^ok ' "$T/cv$m.js")
+		[ "$n" = 0 ] && pass "convert $m: on the stream of dump 1 itself, all 7 checks fail: $(cut -d: -f1 "$T/cv$m.js" | cut -c4- | tr '\n' ',')" ||
+			fail "convert $m: the checks fail on the stream itself" "$(tr '\n' ';' <"$T/cv$m.js")"
+		# perf script: dump 1's file line for line as the stream of dump 1;
+		# both files as the whole stream, sorted and but for the comm: at
+		# a round perf holds back the records newer than the round before
+		# and merges them with the next dump's, after that dump's names
+		# (a kworker's comm changes with its work); a file has its dump's
+		perf script -i "$T/cv$m.s1" >"$T/cv$m.ps" 2>/dev/null
+		perf script -i "$T/cv$m.data" >"$T/cv$m.pc" 2>/dev/null
+		n=$(wc -l <"$T/cv$m.pc")
+		[ "$n" -gt 1000 ] && cmp -s "$T/cv$m.ps" "$T/cv$m.pc" &&
+			pass "convert $m: perf script of dump 1's file, all $n lines, equals the stream's" ||
+			fail "convert $m: perf script of dump 1's file equals the stream's" "$n lines: $(diff "$T/cv$m.ps" "$T/cv$m.pc" | head -3 | tr '\n' ' ')"
+		if [ $m != framed ]; then
+			F=tid,cpu,time,event,trace,ip,sym
+			perf script -i "$T/cv$m.out" -F $F 2>/dev/null | sort >"$T/cv$m.pa"
+			{ perf script -i "$T/cv$m.data" -F $F; perf script -i "$T/cv$m.data.1" -F $F; } 2>/dev/null | sort >"$T/cv$m.pb"
+			cmp -s "$T/cv$m.pa" "$T/cv$m.pb" && pass "convert $m: perf script of both files, $(wc -l <"$T/cv$m.pb") lines, equals the whole stream's (but the comm)" ||
+				fail "convert $m: perf script of both files equals the whole stream's" "$(diff "$T/cv$m.pa" "$T/cv$m.pb" | head -3 | tr '\n' ' ')"
+		fi
+	done
+
+	# big-endian: a mips zstd stream (perf fields little-endian, the
+	# tracing data and raw fields big-endian, as a big-endian board writes)
+	be=fuzz/corpus/print/zstd-mips
+	rm -f "$T/cvbe.data"*
+	"$TRACER" -c -o "$T/cvbe.data" "$be" 2>"$T/cvbe.err"; rc=$?
+	perf script -i "$be" >"$T/cvbe.ps" 2>/dev/null
+	perf script -i "$T/cvbe.data" >"$T/cvbe.pc" 2>/dev/null
+	n=$(wc -l <"$T/cvbe.pc")
+	[ $rc = 0 ] && [ "$n" -gt 1000 ] && cmp -s "$T/cvbe.ps" "$T/cvbe.pc" && perf report --stats -i "$T/cvbe.data" 2>/dev/null | grep -q "SAMPLE events: *$n " &&
+		pass "convert a big-endian (mips) zstd stream: perf script, $n lines, as the stream's; report --stats" ||
+		fail "convert a big-endian zstd stream" "rc=$rc $(cat "$T/cvbe.err") $n lines $(diff "$T/cvbe.ps" "$T/cvbe.pc" | head -2)"
+
+	# bad input: exit 1, a message, no broken file
+	cvbad() {
+		local name=$1 in=$2 want=$3
+		rm -f "$T/cvb.data"*
+		"$TRACER" -c -o "$T/cvb.data" "$in" >/dev/null 2>"$T/cvb.err"; rc=$?
+		if [ $rc = 1 ] && grep -q "$want" "$T/cvb.err" && [ ! -e "$T/cvb.data" ]; then
+			pass "convert $name: exit 1, '$(tail -1 "$T/cvb.err")', no file"
+		else
+			fail "convert $name: exit 1, '$want', no file" "rc=$rc $(cat "$T/cvb.err") $(ls "$T"/cvb.data* 2>/dev/null)"
+		fi
+	}
+	: >"$T/cvempty"
+	cvbad "empty input" "$T/cvempty" "empty"
+	head -c 65536 /dev/urandom >"$T/cvgarbage"
+	cvbad "garbage" "$T/cvgarbage" "no framed dump"
+	head -c 5000 "$T/cvstream.out" >"$T/cvhead"	# the head, no record whole
+	cvbad "a stream cut in its head" "$T/cvhead" "ends inside"
+	# cut in dump 1's records: a file of what came whole, and it says so
+	sz=$(stat -c %s "$T/cvstream.s1")
+	head -c $((sz / 2 + 3)) "$T/cvstream.out" >"$T/cvcut"
+	rm -f "$T/cvb.data"*
+	"$TRACER" -c -o "$T/cvb.data" "$T/cvcut" 2>"$T/cvb.err"; rc=$?
+	n=$(perf script -i "$T/cvb.data" 2>/dev/null | wc -l)
+	[ $rc = 1 ] && grep -q "at offset [0-9]" "$T/cvb.err" && grep -q "cut short" "$T/cvb.err" && [ "$n" -gt 100 ] &&
+		perf sched timehist -i "$T/cvb.data" >/dev/null 2>&1 &&
+		pass "convert a stream cut in a dump: exit 1, '$(tr '\n' ' ' <"$T/cvb.err" | sed 's/tracer: //g; s|'"$T"/'||g')', the file reads ($n samples)" ||
+		fail "convert a stream cut in a dump: exit 1, says so, a file perf reads" "rc=$rc $(cat "$T/cvb.err") $n samples"
+	# a damaged framed dump: no file for it, the others converted
+	awk '/#TRACER BEGIN/ { d++ } d == 1 && /^#T 5 / { next } { print }' "$T/cvframed.out" >"$T/cvfbad"
+	rm -f "$T/cvb.data"*
+	"$TRACER" -c -o "$T/cvb.data" "$T/cvfbad" 2>"$T/cvb.err"; rc=$?
+	[ $rc = 1 ] && grep -q "damaged in the capture: no file" "$T/cvb.err" && [ -s "$T/cvb.data" ] && [ ! -e "$T/cvb.data.1" ] &&
+		cmp -s "$T/cvb.data" "$T/cvframed.data.1" &&
+		pass "convert a capture with dump 1 damaged: exit 1, no file for it, dump 2's as before" ||
+		fail "convert a capture with dump 1 damaged" "rc=$rc $(cat "$T/cvb.err") $(ls "$T"/cvb.data*)"
+	# FILE exists: kept, the dump goes to FILE.1 (as -o does)
+	echo keep >"$T/cvb.data"
+	"$TRACER" -c -o "$T/cvb.data" "$T/cvstream.s1" 2>"$T/cvb.err"; rc=$?
+	[ $rc = 0 ] && [ "$(cat "$T/cvb.data")" = keep ] && cmp -s "$T/cvb.data.1" "$T/cvstream.data" &&
+		pass "convert to a FILE that exists: kept; the dump in FILE.1, as the first conversion wrote it" ||
+		fail "convert to a FILE that exists: kept, FILE.1" "rc=$rc $(cat "$T/cvb.err")"
+	cvbad "a file-mode perf.data" "$T/cvstream.data" "already a perf.data file"
+	"$TRACER" -c "$T/cvstream.out" 2>"$T/cvb.err"; rc=$?
+	[ $rc = 2 ] && grep -q -- "-c -o FILE" "$T/cvb.err" && pass "convert without -o: exit 2, the usage" ||
+		fail "convert without -o: exit 2" "rc=$rc $(cat "$T/cvb.err")"
+fi
