@@ -129,9 +129,9 @@ static int open_cpu(int ri, int cpu, int again)
 		}
 		if (CFG_HOTPLUG)
 			e->kid[2 * ri] = id;
-		if (CFG_HOTPLUG || e->trip)
+		if (CFG_HOTPLUG || (CFG_TRIPWIRE && e->trip))
 			e->fds[ri] = fd;
-		if (e->trip)	/* a new event counts from 0 */
+		if (CFG_TRIPWIRE && e->trip)	/* a new event counts from 0 */
 			e->cnt[ri] = 0;
 	}
 	/* The ftrace instance's buffer stays when its CPU goes offline. */
@@ -216,9 +216,9 @@ static void open_all(void)
 		evs[i].ids = xmalloc(nmax * sizeof(u64));
 		if (CFG_HOTPLUG)
 			evs[i].kid = xmalloc(2 * nmax * sizeof(u64));
-		if (CFG_HOTPLUG || evs[i].trip)
+		if (CFG_HOTPLUG || (CFG_TRIPWIRE && evs[i].trip))
 			evs[i].fds = xmalloc(nmax * sizeof(int));
-		if (evs[i].trip)
+		if (CFG_TRIPWIRE && evs[i].trip)
 			evs[i].cnt = xmalloc(nmax * sizeof(u64));
 	}
 	for (cpu = 0; cpu < 1024; cpu++)

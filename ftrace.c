@@ -382,7 +382,7 @@ int ft_open(int ri, int cpu)
 	}
 	/* For tests only: TRACER_FTPATH=map|snap|read[:KB] takes that way,
 	 * or none, where the kernel has others (with sub-buffers of KB). */
-	for (i = 0; !how && environ[i]; i++)
+	for (i = 0; CFG_TESTHOOKS && !how && environ[i]; i++)
 		if (!strncmp(e = environ[i], "TRACER_FTPATH=", 14)) {
 			force = e[14] == 'm' ? MAPPED : e[14] == 's' ? SNAP : READ;
 			if ((e = strchr(e, ':')) && put("buffer_subbuf_size_kb", e + 1))

@@ -60,12 +60,12 @@ static int dump_now(const char *why, int pull)
 
 	/* Before a pull, a hit dumps to the sink first. */
 	draining = pull < 0;
-	if (ntrip)
+	if (CFG_TRIPWIRE && ntrip)
 		trip_read();
 	draining = 0;
 	r = dump(why, pull);
 	/* A pull gave way to a hit, whose wake-up its poll took: read now. */
-	if (ntrip && pull >= 0)
+	if (CFG_TRIPWIRE && ntrip && pull >= 0)
 		trip_read();
 
 	if (cfg_dumps && pull < 0 && ++made >= cfg_dumps) {

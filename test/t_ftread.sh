@@ -36,7 +36,7 @@ print(c, first, last, bad)' "$2" "$3"
 # (the instance's trace_clock set to CLOCK once it records)
 ftpath() {
 	local x=$1 path=$2 by=$3 clk=${4:-} wp
-	TRACER_FTPATH=$path start_tracer "$T/fr$x" 'raw_syscalls:sys_enter/id==3/ buf=16m cpus=0' || return
+	TRACER=$HOOKED TRACER_FTPATH=$path start_tracer "$T/fr$x" 'raw_syscalls:sys_enter/id==3/ buf=16m cpus=0' || return
 	if ! grep -q "by $by;" "$T/fr$x.err"; then
 		fail "TRACER_FTPATH=$path reads by $by" "$(cat "$T/fr$x.err")"
 		stop_tracer >/dev/null
@@ -66,7 +66,15 @@ ftpath() {
 		fail "$by: the dump line counts what the kernel overwrote" "$(grep 'dump 1' "$T/fr$x.err")" ;; esac
 }
 
-if [ "$(uname -m)" != x86_64 ]; then
+# TRACER_FTPATH is in a binary of its own (Kconfig TESTHOOKS, off in
+# defconfig), built from defconfig with it on
+HOOKED=$T/kc-hooks/tracer
+rm -rf "$T/kc-hooks"; mkdir "$T/kc-hooks"; cp Makefile Kconfig *.c *.h "$T/kc-hooks/"; rm -f "$T/kc-hooks/config.h"
+make -s -C "$T/kc-hooks" defconfig >/dev/null 2>&1
+sed -i 's/^# CONFIG_TESTHOOKS is not set/CONFIG_TESTHOOKS=y/' "$T/kc-hooks/.config"
+if ! make -s -C "$T/kc-hooks" tracer >"$T/kc-hooks.log" 2>&1; then
+	fail "defconfig with TESTHOOKS builds" "$(tail -3 "$T/kc-hooks.log")"
+elif [ "$(uname -m)" != x86_64 ]; then
 	skip "ftrace read paths" "close is syscall 3 on x86_64 only"
 elif [ ! -d "$FTI/instances" ]; then
 	skip "ftrace read paths" "no tracefs instances"
