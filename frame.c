@@ -367,7 +367,8 @@ int frame_extract(int sel, const char *out, const void *pre, size_t n, int fd,
 	static char buf[XBUF + 1];
 	struct xdump d;
 	char *line = buf, *nl, *m;
-	size_t have = n, nls, run = 0;
+	const char *pp = pre;	/* what the caller read already: first */
+	size_t have = 0, nls = 0, run = 0;
 	u64 nul = 0, off = 0;
 	ssize_t r;
 	long ln = 0;
@@ -377,12 +378,15 @@ int frame_extract(int sel, const char *out, const void *pre, size_t n, int fd,
 	memset(&x_got, 0, sizeof(x_got));
 	if (out && strlen(out) > 4000)
 		die(2, "%s: path too long", out);
-	nls = xclean(memcpy(buf, pre, n), n, &run, &nul);
 	for (;;) {
 		if (!eof && nls < 5) {
 			memmove(buf, line, have -= line - buf);
 			line = buf;
-			if ((r = read(fd, buf + have, XBUF - have)) <= 0) {
+			if (n) {	/* pre, in pieces the buffer holds */
+				r = n < XBUF - have ? n : XBUF - have;
+				memcpy(buf + have, pp, r);
+				pp += r, n -= r;
+			} else if ((r = read(fd, buf + have, XBUF - have)) <= 0) {
 				if (r < 0)
 					msg("read:"), x_rc = 1;
 				eof = 1;

@@ -370,10 +370,11 @@ static _Noreturn void usage(int code)
 {
 	static const char head[] =
 "usage: tracer [-o FILE|DEVICE|FIFO] [-f CONFIG_FILE | 'CONFIG']   record\n"
-"       tracer -x [-n N] [-o FILE] < CAPTURE | -p [FILE]   extract | print\n"
-"       tracer -l | -h                          list events | this help\n";
-	static const char conv[] =
-"       tracer -c -o FILE [INPUT]               a stream or capture as perf.data files\n";
+"       tracer -x [-n N] [-o FILE] < CAPTURE | -p [FILE]   extract | print\n";
+	/* -c (CONVERT) on the line of -l and -h: -h stays 24 lines */
+	static const char lh[2][80] = {
+"       tracer -l | -h                          list events | this help\n",
+"       tracer -l | -h | -c -o FILE [INPUT]  list | this help | stream to files\n" };
 	static const char full[] =
 "Records system-wide perf events into an overwriting ring per CPU, then sleeps.\n"
 "SIGUSR2 or a tripwire dumps them as perf.data; SIGUSR1: off, SIGCONT: on. Any\n"
@@ -396,8 +397,7 @@ static _Noreturn void usage(int code)
 "Default: " DEFAULT_CONFIG " buf=128k\n";
 
 	write(code ? 2 : 1, head, sizeof(head) - 1);
-	if (CFG_CONVERT)
-		write(code ? 2 : 1, conv, sizeof(conv) - 1);
+	write(code ? 2 : 1, lh[CFG_CONVERT], strlen(lh[CFG_CONVERT]));
 	if (CFG_LONG_HELP)
 		write(code ? 2 : 1, full, sizeof(full) - 1);
 	_exit(code);
