@@ -29,7 +29,7 @@ for eng in ftrace perf; do
 		# the loop's records: how many, how many :PID, how many in
 		# the last 100 ms before the dump
 		r=$(awk -v pf="$T/nm$eng.pids" 'BEGIN { while ((getline p < pf) > 0) mine[p] = 1 }
-			{ t = $3 + 0; if (t > end) end = t; if ($2 in mine) { n++; tt[n] = t; if ($1 ~ /^:[0-9]+$/) u++ } }
+			{ t = $NF + 0; if (t > end) end = t; if ($(NF - 1) in mine) { n++; tt[n] = t; if ($1 ~ /^:[0-9]+$/) u++ } }
 			END { for (k = 1; k <= n; k++) late += tt[k] > end - 0.1; print n + 0, u + 0, late + 0 }' "$f.txt")
 		set -- $r
 		[ "$1" -gt 0 ] && [ "$2" = 0 ] && [ "$3" -gt 0 ] || bad="$bad dump $i: $1 records of the loop, $2 of them :PID, $3 in its last 100 ms;"
