@@ -69,16 +69,17 @@ const char *cfg_named(u32 type, u64 config)
 	return 0;
 }
 
-/* A token ends at a separator outside of a /filter/. Only an event
- * (or trip='s) has one: a key's value (out=/a/b, persist=../x) ends
- * at the separator. */
+/* A token ends at a separator outside of a /filter/. A filter follows
+ * a tracepoint's SYS:NAME (trip='s too): a '/' before any ':' is none
+ * (out=/a/b, persist=../x end at the separator). */
 static size_t tok_len(const char *s)
 {
-	size_t n = span(s, "abcdefghijklmnopqrstuvwxyz", 1);
-	int inf = 0, key = s[n] == '=' && strncmp(s, "trip=", 5);
+	size_t n;
+	int inf = 0, tp = 0;
 
 	for (n = 0; s[n]; n++) {
-		if (s[n] == '/' && !key)
+		tp |= s[n] == ':';
+		if (s[n] == '/' && tp)
 			inf = !inf;
 		else if (!inf && xstrchr(" \t\r\n;", s[n]))
 			break;
@@ -245,10 +246,6 @@ static void cfg_event(char *tok, const char *at)
 		*m++ = 0;
 		if (*m && *m != '@' && *m != '%')
 			bad(at, "junk after the filter");
-		/* ftrace reads a filter of 0 as "clear the filter", perf as
-		 * an error: neither records "never", so it is refused */
-		if (zero(f))
-			bad(at, "/0/ is no filter: leave the filter out to record every hit");
 		f[-1] = 0;
 	}
 	mode = *m;
@@ -267,6 +264,10 @@ static void cfg_event(char *tok, const char *at)
 			bad(at, "tracepoints are not built in (CONFIG_TRACEPOINTS)");
 		if (mode)
 			bad(at, "tracepoints record every hit; @ and % are for other events");
+		/* ftrace reads a filter of 0 as "clear the filter", perf as
+		 * an error: neither records "never", so it is refused */
+		if (f && zero(f))
+			bad(at, "/0/ is no filter: leave the filter out to record every hit");
 		if (!tracefs) {
 			if (cfg_default)
 				return;
