@@ -65,7 +65,7 @@ while IFS='|' read -r cfg tok; do
 	*) fail "bad config '$cfg' exits 2 naming '$tok'" "rc=$rc: $err" ;;
 	esac
 done <<'EOF2'
-out=/tmp/x/y/z buf=12q|buf=12q
+out=/tmp/x/y buf=12q|buf=12q
 sched:sched_switch signal:signal_generate/0/|signal:signal_generate/0/
 sched:sched_switch signal:signal_generate/ 0 / engine=perf|signal:signal_generate/ 0 /
 signal:*/0/|signal:*/0/
