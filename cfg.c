@@ -26,6 +26,7 @@ static const char *listen_at;	/* listen='s token */
 static unsigned key_seen;	/* the keys given so far, a bit each */
 u64 cfg_cpus[16];
 char *cfg_persist;
+static char *persist_tok;	/* its token, for errors */
 int cfg_stack, cfg_lean = CFG_LEAN, cfg_frame, cfg_zstd, cfg_trim, cfg_engine;
 long cfg_baud, cfg_dumps, cfg_procs = PROCS_DEFAULT;
 static int cfg_default, cfg_trip;	/* cfg_trip: the one being parsed, 1-based */
@@ -68,14 +69,17 @@ const char *cfg_named(u32 type, u64 config)
 	return 0;
 }
 
-/* A token ends at a separator outside of a /filter/. */
+/* A token ends at a separator outside of a /filter/. A filter follows
+ * a tracepoint's SYS:NAME (trip='s too): a '/' before any ':' is none
+ * (out=/a/b, persist=../x end at the separator). */
 static size_t tok_len(const char *s)
 {
 	size_t n;
-	int inf = 0;
+	int inf = 0, tp = 0;
 
 	for (n = 0; s[n]; n++) {
-		if (s[n] == '/')
+		tp |= s[n] == ':';
+		if (s[n] == '/' && tp)
 			inf = !inf;
 		else if (!inf && xstrchr(" \t\r\n;", s[n]))
 			break;
@@ -218,6 +222,13 @@ static void tp_add(const char *full, long id, void *ctx)
 	e->filter = t->filter;
 }
 
+/* A filter ftrace reads as "clear the filter": 0, blanks around it */
+static int zero(const char *f)
+{
+	f += span(f, " \t\r\n", 1);
+	return *f == '0' && !f[1 + span(f + 1, " \t\r\n", 1)];
+}
+
 /* One event: NAME[/FILTER/][@HZ|%PERIOD]; errors quote the token at. */
 static void cfg_event(char *tok, const char *at)
 {
@@ -253,6 +264,10 @@ static void cfg_event(char *tok, const char *at)
 			bad(at, "tracepoints are not built in (CONFIG_TRACEPOINTS)");
 		if (mode)
 			bad(at, "tracepoints record every hit; @ and % are for other events");
+		/* ftrace reads a filter of 0 as "clear the filter", perf as
+		 * an error: neither records "never", so it is refused */
+		if (f && zero(f))
+			bad(at, "/0/ is no filter: leave the filter out to record every hit");
 		if (!tracefs) {
 			if (cfg_default)
 				return;
@@ -580,6 +595,7 @@ static void cfg_parse(char *s)
 				if (!eq[1] || eq[span(eq, "/", 0)] || !strcmp(eq + 1, "..") || strlen(eq + 1) > 64)
 					bad(tok, "persist=INSTANCE: the name trace_instance= gave it on the kernel command line");
 				cfg_persist = eq + 1;
+				persist_tok = cfg_tok(tok);
 			} else if (!strcmp(tok, "out")) {
 				*eq = '=';
 				if (!eq[1])
@@ -829,6 +845,10 @@ void cfg_load(char *config, char *out)
 	}
 	if (!nev)
 		die(2, "config: no events");
+	for (i = c = 0; i < nev; i++)
+		c += !evs[i].trip && evs[i].attr.type == TYPE_TRACEPOINT;
+	if (CFG_PERSIST && cfg_persist && !c)
+		die(2, "config: %s: persist= records tracepoints, and the config has none", persist_tok);
 	for (i = 0; i < ntrip; i++) {
 		struct trip *t = trips + i;
 

@@ -70,6 +70,7 @@ int ft_n;
 int ft_prev;		/* tracer -b: the boot before's pages */
 static int made, how, on_fd = -1, snap_fd = -1, hsz;
 static char inst[72];		/* the instance: tracer.PID, or persist='s */
+const char *const ft_inst = inst;
 static u32 sbs;			/* page size */
 static struct fcpu *fc;
 static const unsigned char *srt;	/* the copy ts_cmp sorts */
@@ -100,11 +101,15 @@ static char *path(const char *file)
 	return p;
 }
 
+/* -1 with errno of the open or the write (a close of -1 would say
+ * EBADF) */
 static int put(const char *file, const char *s)
 {
 	int fd = open(path(file), O_WRONLY | O_TRUNC | O_CLOEXEC), r;
 
-	r = fd < 0 || write(fd, s, strlen(s)) != (ssize_t)strlen(s);
+	if (fd < 0)
+		return -1;
+	r = write(fd, s, strlen(s)) != (ssize_t)strlen(s);
 	close(fd);
 	return -r;
 }
@@ -143,20 +148,51 @@ void ft_end(void)
 		msg("%s: can't remove it:", path(0));
 }
 
-/* An instance tracer.PID whose tracer is gone (SIGKILLed): removed.
- * Only ours by its name, and only when no process has that pid. */
+/* Ours: an instance named tracer.* whose directory bears our mark, its
+ * mtime 1970-01-01 00:00:00.747261636 (no one else stamps that), set
+ * once we hold the instance open. While a tracer holds it, the kernel
+ * refuses its rmdir (EBUSY); so one of ours that goes was left by a
+ * tracer that was killed, whatever its pid is now, in any pid
+ * namespace. Another's instance, marked or not, is never touched. */
+#define MARK 747261636
+
 static void stale(const char *name, void *ctx)
 {
+	u64 sx[32];	/* struct statx: stx_mtime at 112 (u64 s, u32 ns) */
 	char p[300];
-	char *e;
-	u64 pid;
+	u32 ns;
 
-	if (strncmp(name, "tracer.", 7) || !(pid = xtou(name + 7, &e, 10)) || *e || pid >> 22 ||
-	    !syscall(SYS_kill, (long)pid, 0L) || errno != ESRCH)
-		return;
-	fmt(p, sizeof(p), "../%s", name);
-	if (!RMDIR(path(p)))
+	fmt(p, sizeof(p), "%s/instances/%s", tracefs, name);
+	if (!strncmp(name, "tracer.", 7) && !syscall(SYS_statx, (long)AT_FDCWD, p, 0L, 0x40L /* MTIME */, sx) &&
+	    !sx[14] && (memcpy(&ns, sx + 15, 4), ns == MARK) && !RMDIR(p))
 		msg("removed instances/%s: its tracer was killed", name);
+}
+
+/* A new instance: tracer.PID, or tracer.PID.2, .3, ... where that name
+ * is taken (a tracer of the same pid in another pid namespace); held
+ * open (on_fd), then marked ours. */
+static int make(void)
+{
+	/* atime, mtime: the syscall's timespecs are two longs */
+	static const long mark[4] = { 0, MARK, 0, MARK };
+	char p[300];
+	int i;
+
+	fmt(p, sizeof(p), "%s/instances", tracefs);
+	dir_each(p, stale, 0);
+	for (i = 1;; i++) {
+		fmt(inst, sizeof(inst), i > 1 ? "tracer.%d.%d" : "tracer.%d", (int)getpid(), i);
+		if (!syscall(SYS_mkdirat, (long)AT_FDCWD, path(0), 0700L))
+			break;
+		if (errno != EEXIST || i == 64)
+			return -1;
+	}
+	made = 1;
+	if ((on_fd = open(path("tracing_on"), O_WRONLY | O_CLOEXEC)) < 0)
+		return -1;
+	/* unmarked, it still records; only a SIGKILL would leave it */
+	syscall(SYS_utimensat, (long)AT_FDCWD, path(0), mark, 0L);
+	return 0;
 }
 
 /* Why the instance can't be (file refused): it goes, tracepoints stay
@@ -302,13 +338,8 @@ int ft_init(const u64 *mask)
 			die(1, "persist=%s holds records not read (the boot before's?): tracer -b -o FILE "
 			    "writes them out (echo > %s drops them)", inst, path("trace"));
 	} else {
-		fmt(inst, sizeof(inst), "tracer.%d", (int)getpid());
-		/* ours by its name: a tracer of our pid left it (SIGKILLed) */
-		RMDIR(path(0));
-		if (syscall(SYS_mkdirat, (long)AT_FDCWD, path(0), 0700L))
-			return fall(0);
-		made = 1;
-		dir_each(path(".."), stale, 0);
+		if (make())
+			return fall(made ? "tracing_on" : 0);
 	}
 	if (header())
 		return fall("../../events/header_page");
@@ -348,12 +379,21 @@ int ft_init(const u64 *mask)
 			continue;
 		}
 		memcpy(b + strlen(b) - 6, "enable", 7);
-		if (put(s, "1"))
-			return fall(s);
+		/* ftrace's own events (ftrace:print) have no enable, and
+		 * perf takes them but never records them: a glob's go, a
+		 * named one is an error; the others stay in the instance */
+		if (put(s, "1")) {
+			if (!e->glob)
+				die(1, "%s: the ftrace instance refuses it: %s:", e->tok, path(s));
+			msg("%s: left out, the ftrace instance refuses it: %s:", e->name, path(s));
+			ev_drop(i--);
+			continue;
+		}
 		e->ft = 1;
 		ft_n++;
 	}
-	on_fd = open(path("tracing_on"), O_WRONLY | O_CLOEXEC);
+	if (on_fd < 0)
+		on_fd = open(path("tracing_on"), O_WRONLY | O_CLOEXEC);
 	snap_fd = open(path("snapshot"), O_WRONLY | O_CLOEXEC);
 	return on_fd < 0 ? fall("tracing_on") : ft_n;
 }

@@ -8,6 +8,7 @@
 
 extern int ft_n;
 extern u64 ft_est;		/* a dump's bytes of the instance's pages, about */
+extern const char *const ft_inst;	/* the instance's name */
 extern int ft_prev;		/* tracer -b: a dump of the boot before */		/* events the instance records (0: none) */
 
 int ft_init(const u64 *mask);		/* after cfg_load: the instance, or 0 */

@@ -281,15 +281,15 @@ static int loop(int sfd)
 {
 	struct pollfd *p = xmalloc((P_TTY + 1 + 2 * nmax) * sizeof(*p));
 	int i, nt, asked = 0, hfd = dump_hotplug_fd(), n = poll_fds(p, sfd, hfd, &nt), pwait = -1;
-	char where[80] = "", ftw[128] = "";
+	char where[80] = "", ftw[192] = "";
 	u64 req_rate = 0;
 
 	if (CFG_LISTEN && cfg_listen)
 		fmt(where, sizeof(where), "; listening on %s%s", cfg_listen,
 		    cfg_key ? " (key=)" : "");
 	if (CFG_FTRACE && ft_n)
-		fmt(ftw, sizeof(ftw), " (%d tracepoints in ftrace instance tracer.%d, by %s; %d on perf rings)",
-		    ft_n, (int)getpid(), ft_how(0), nev - ft_n);
+		fmt(ftw, sizeof(ftw), " (%d tracepoints in ftrace instance %s, by %s; %d on perf rings)",
+		    ft_n, ft_inst, ft_how(0), nev - ft_n);
 	msg("recording %d events on %d CPUs, %L KiB per CPU%s%s; pid %d: SIGUSR2 dumps, SIGINT dumps and exits%s",
 	    nev, nring, (u64)cfg_buf >> 10, CFG_LEAN && lean_noid ? " (tracepoints only: no ids)" : "", ftw, (int)getpid(), where);
 	for (;;) {

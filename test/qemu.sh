@@ -710,7 +710,7 @@ guest_checks() {
 		fail "$tag: guest: three dumps with their reasons" "$(echo "$e" | grep -v 'bytes written,' | head -8)"
 	# the engine of the tracepoints, and how this kernel lets it read them
 	if [ $tag != c ]; then
-		FTHOW=$(echo "$e" | sed -n 's/.*tracepoints in ftrace instance tracer\.[0-9]*, by \([a-z ]*\);.*/\1/p' | head -1)
+		FTHOW=$(echo "$e" | sed -n 's/.*tracepoints in ftrace instance tracer\.[0-9.]*, by \([a-z ]*\);.*/\1/p' | head -1)
 		[ -n "$FTHOW" ] && pass "$tag: the tracepoints in an ftrace instance, by $FTHOW ($KVER)" ||
 			fail "$tag: the tracepoints in an ftrace instance" "$(echo "$e" | grep -m2 'recording\|ftrace')"
 	fi

@@ -54,6 +54,24 @@ listen=0.0.0.0:9|listen=0.0.0.0:9
 listen=10.1.2.3:9|listen=10.1.2.3:9
 listen=127.0.0.1:9 key=/nonexistent|key=/nonexistent
 EOF2
+# The same, where an old tracer took the config and recorded (the
+# timeout ends it): a key's value ends at a blank, slashes or not; the
+# filter /0/ (ftrace reads it as "no filter", perf refuses it) is
+# refused on both engines.
+while IFS='|' read -r cfg tok; do
+	err=$(timeout 20 "$TRACER" -o "$T/cfg0.out" "$cfg" 2>&1 >/dev/null </dev/null); rc=$?
+	case "$rc:$err" in
+	2:*"'$tok' at "*) pass "bad config '$cfg' exits 2 naming '$tok'" ;;
+	*) fail "bad config '$cfg' exits 2 naming '$tok'" "rc=$rc: $err" ;;
+	esac
+done <<'EOF2'
+out=/tmp/x/y buf=12q|buf=12q
+sched:sched_switch signal:signal_generate/0/|signal:signal_generate/0/
+sched:sched_switch signal:signal_generate/ 0 / engine=perf|signal:signal_generate/ 0 /
+signal:*/0/|signal:*/0/
+sched:sched_switch trip=signal:signal_generate/0/|trip=signal:signal_generate/0/
+EOF2
+rm -f "$T/cfg0.out"
 # -n that wraps is no dump number
 err=$("$TRACER" -x -n 18446744073709551617 </dev/null 2>&1 >/dev/null); rc=$?
 case "$rc:$err" in 2:*"-n 18446744073709551617"*) pass "-n too big: exit 2, named" ;; *) fail "-n too big: exit 2, named" "rc=$rc $err" ;; esac

@@ -2,10 +2,10 @@
 # the same perf.data. Judged against engine=perf recording the same
 # tracepoints at the same time, and against the instances directory.
 
+iname() { sed -n 's/.* in ftrace instance \([^,]*\), by .*/\1/p' "$1"; }	# the start line's instance
 INST=$(awk '$3 == "tracefs" { print $2 "/instances"; exit }' /proc/mounts)
 [ -n "$INST" ] || INST=/sys/kernel/tracing/instances
 E=ft$$x$RANDOM; E=${E:0:11}
-inst_before=$(ls "$INST" 2>/dev/null | sort | tr '\n' ' ')
 
 if [ ! -d "$INST" ]; then
 	skip "ftrace engine" "no $INST (no tracefs instances)"
@@ -124,29 +124,115 @@ PY
 	fi
 
 	# SIGKILLed: its instance stays; the next tracer removes it (only
-	# ours, only when its owner is gone), and leaves others alone.
+	# ours: marked, and held by no tracer), and leaves others alone:
+	# another tool's, and an idle tracer.N of someone else's whose pid
+	# N no process has.
 	mkdir -p "$INST/${E}other"
+	for n in $(seq 3000000 3000100); do [ -e /proc/$((n + RANDOM)) ] || break; done
+	n=$((n + RANDOM)); mkdir "$INST/tracer.$n" 2>/dev/null || n=
 	if start_tracer "$T/ftk" "sched:sched_switch"; then
-		k=$TPID
+		k=$TPID ki=$(iname "$T/ftk.err")
 		kill -9 $k; wait $k 2>/dev/null
-		[ -d "$INST/tracer.$k" ] && pass "a SIGKILLed tracer leaves its instance (tracer.$k)" ||
-			fail "a SIGKILLed tracer leaves its instance" "$(ls "$INST")"
+		[ -n "$ki" ] && [ -d "$INST/$ki" ] && pass "a SIGKILLed tracer leaves its instance ($ki)" ||
+			fail "a SIGKILLed tracer leaves its instance" "'$ki': $(ls "$INST")"
 		if start_tracer "$T/ftk2" "sched:sched_switch"; then
-			[ ! -d "$INST/tracer.$k" ] && grep -q "removed .*tracer.$k: its tracer was killed" "$T/ftk2.err" &&
+			[ ! -d "$INST/$ki" ] && grep -q "removed instances/$ki: its tracer was killed" "$T/ftk2.err" &&
 				pass "the next tracer removes it, and says so" ||
 				fail "the next tracer removes a killed one's instance" "$(ls "$INST"); $(cat "$T/ftk2.err")"
 			[ -d "$INST/${E}other" ] && pass "another tool's instance is left alone" ||
 				fail "another tool's instance is left alone" "$(ls "$INST")"
+			[ -z "$n" ] || { [ -d "$INST/tracer.$n" ] && pass "someone else's idle tracer.$n (no such pid) is left alone" ||
+				fail "someone else's idle tracer.$n (no such pid) is left alone" "$(cat "$T/ftk2.err")"; }
 			# a running tracer's instance is not taken for a stale one
+			k=$TPID ki=$(iname "$T/ftk2.err")
 			start_tracer "$T/ftk3" "sched:sched_switch" && {
-				k=$(sed -n 's/.*; pid \([0-9]*\):.*/\1/p' "$T/ftk2.err")
-				[ -d "$INST/tracer.$k" ] && pass "a running tracer's instance is left to it" ||
+				[ -d "$INST/$ki" ] && pass "a running tracer's instance is left to it" ||
 					fail "a running tracer's instance is left to it" "$(ls "$INST")"
 				stop_tracer >/dev/null; }
 			kill -INT $k; wait $k
 		fi
 	fi
 	rmdir "$INST/${E}other" 2>/dev/null
+	[ -z "$n" ] || rmdir "$INST/tracer.$n" 2>/dev/null
+
+	# A killed tracer's pid taken by another process (made so with
+	# ns_last_pid, in a pid namespace of our own): its instance is
+	# stale all the same.
+	if unshare -fp --mount-proc true 2>/dev/null; then
+		TRACER=$TRACER W=$T unshare -fp --mount-proc bash -c '
+			up() { for i in $(seq 100); do grep -q recording $1 && return 0; sleep 0.1; done; return 1; }
+			"$TRACER" -o $W/ftu1.out sched:sched_switch 2>$W/ftu1.err & k=$!
+			up $W/ftu1.err; kill -9 $k; wait $k 2>/dev/null
+			echo $((k - 1)) >/proc/sys/kernel/ns_last_pid
+			sleep 100 & s=$!
+			"$TRACER" -o $W/ftu2.out sched:sched_switch 2>$W/ftu2.err & b=$!
+			up $W/ftu2.err; kill -INT $b; wait $b
+			kill $s; echo "$k $s"' >"$T/ftu.pids" 2>/dev/null
+		set -- $(cat "$T/ftu.pids"); ki=$(iname "$T/ftu1.err")
+		if [ -z "$ki" ] || [ "${1:-x}" != "${2:-y}" ]; then
+			skip "a killed tracer's pid reused" "pids '$*', instance '$ki': $(cat "$T/ftu1.err")"
+		else
+			[ ! -d "$INST/$ki" ] && grep -q "removed instances/$ki: its tracer was killed" "$T/ftu2.err" &&
+				pass "a killed tracer's instance whose pid $1 a live process took is removed ($ki)" ||
+				fail "a killed tracer's instance whose pid a live process took is removed" "$ki: $(cat "$T/ftu2.err")"
+			rmdir "$INST/$ki" 2>/dev/null
+		fi
+
+		# Two tracers of pid 1 in two pid namespaces: both in an
+		# instance of their own, neither's taken for stale.
+		for x in 1 2; do
+			unshare -fp --mount-proc "$TRACER" -o "$T/ftn$x.out" "sched:sched_switch signal:signal_generate" 2>"$T/ftn$x.err" &
+			eval N$x=$!
+			wait_line "$T/ftn$x" recording >/dev/null
+		done
+		a=$(iname "$T/ftn1.err") b=$(iname "$T/ftn2.err")
+		[ -n "$a" ] && [ -n "$b" ] && [ "$a" != "$b" ] && [ -d "$INST/$a" ] && [ -d "$INST/$b" ] &&
+			pass "two tracers of pid 1 in two pid namespaces: each in an ftrace instance of its own ($a, $b)" ||
+			fail "two tracers in two pid namespaces: each in an ftrace instance" "$(cat "$T/ftn1.err" "$T/ftn2.err")"
+		run_work "${E}n" signal; wait $WPID
+		for x in $N1 $N2; do kill -INT $(pgrep -P $x); wait $x; done
+		n=$(for x in 1 2; do perf script -i "$T/ftn$x.out" 2>/dev/null | grep -c "signal_generate: .*comm=${E}n"; done)
+		testing "both record the workload's signal" "1 1" "$(echo $n)"
+		[ -n "$a$b" ] && [ ! -d "$INST/$a" ] && [ ! -d "$INST/$b" ] && pass "both instances gone at their exits" ||
+			fail "both instances gone at their exits" "$(ls "$INST")"
+	else
+		skip "tracers in pid namespaces" "unshare -fp --mount-proc fails here"
+	fi
+
+	# Tracepoints the instance refuses: ftrace's own events (no enable
+	# file). A glob's are left out, one line each, the others stay in
+	# the instance; a named one is an error naming it.
+	if [ -d "${INST%/instances}/events/ftrace/print" ]; then
+		if start_tracer "$T/ftg" "sched:sched_switch ftrace:*"; then
+			stop_tracer >/dev/null
+			grep -q "ftrace:print: left out, the ftrace instance refuses it: $INST/tracer[.0-9]*/events/ftrace/print/enable: No such file" "$T/ftg.err" &&
+				grep -q "(1 tracepoints in ftrace instance" "$T/ftg.err" && ! grep -q "perf rings:" "$T/ftg.err" &&
+				pass "sched:sched_switch ftrace:*: ftrace's own events left out, naming the file; sched_switch in the instance" ||
+				fail "a glob's ftrace:print left out, the others in the instance" "$(cat "$T/ftg.err")"
+		else
+			fail "a glob's ftrace:print left out, the others in the instance" "$(cat "$T/ftg.err")"
+		fi
+		out=$("$TRACER" -o "$T/ftp1.out" "sched:sched_switch ftrace:print" 2>&1 </dev/null); rc=$?
+		case "$rc:$out" in 1:*"'ftrace:print' at 20: the ftrace instance refuses it: $INST/tracer."*"/events/ftrace/print/enable: No such file or directory")
+			pass "sched:sched_switch ftrace:print: exit 1 naming the event and the file it refused" ;;
+		*) fail "a named ftrace:print: exit 1 naming the event and the file" "rc=$rc: $out" ;; esac
+		k=$(echo "$out" | sed -n 's/.*instances\/\(tracer[.0-9]*\)\/.*/\1/p')
+		[ -n "$k" ] && [ ! -d "$INST/$k" ] && pass "its instance is removed ($k)" || fail "its instance is removed" "'$k': $(ls "$INST")"
+		# every tracepoint: all but ftrace's own in the instance
+		if start_tracer "$T/fta" "*:*"; then
+			stop_tracer >/dev/null; rc=$?
+			n=$(sed -n 's/.*(\([0-9]*\) tracepoints in ftrace instance.*/\1/p' "$T/fta.err")
+			k=$(grep -c "left out, the ftrace instance refuses it: $INST/tracer[.0-9]*/events/ftrace/" "$T/fta.err")
+			[ "$rc" = 0 ] && [ "${n:-0}" -gt 100 ] && [ "$k" -ge 1 ] && ! grep -q "perf rings:" "$T/fta.err" &&
+				pass "*:*: $n tracepoints in the instance, $k of ftrace's own left out, exit 0" ||
+				fail "*:* in the instance" "rc=$rc: $(grep -v 'left out' "$T/fta.err")"
+		else
+			fail "*:* in the instance" "$(head -5 "$T/fta.err")"
+			stop_tracer >/dev/null 2>&1
+		fi
+	else
+		skip "tracepoints the instance refuses" "no ftrace:print here"
+	fi
 
 	# The top-level buffer, someone else's: its settings and its records
 	# stay as they were while we record.
@@ -203,4 +289,6 @@ if [ -d "$INST" ] && [ "$ip0" = __schedule ]; then
 else
 	skip "no probe left on sched_switch" "perf's sched_switch samples come from '${ip0:-nothing}' before we start, not __schedule: another probe is there already"
 fi
-[ -d "$INST" ] && testing "the instances directory is as it was" "$inst_before" "$(ls "$INST" | sort | tr '\n' ' ')"
+# (only this file's: other tracers run beside)
+[ -d "$INST" ] && testing "none of this file's instances is left" "" \
+	"$(for p in $TRACERS; do ls -d "$INST/tracer.$p" "$INST/tracer.$p".* 2>/dev/null; done; ls -d "$INST/$E"* 2>/dev/null)"

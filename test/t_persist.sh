@@ -14,7 +14,8 @@ else
 	pass "a build with PERSIST: $(wc -c <"$PK/tracer") bytes, defconfig $(wc -c <tracer)"
 	INST=$(awk '$3 == "tracefs" { print $2 "/instances"; exit }' /proc/mounts)
 	[ -n "$INST" ] || INST=/sys/kernel/tracing/instances
-	i0=$(ls "$INST" 2>/dev/null | sort | tr '\n' ' ')
+	# (but the tracer.* of other tracers running beside)
+	i0=$(ls "$INST" 2>/dev/null | grep -v '^tracer\.' | sort | tr '\n' ' ')
 	# persist= on an instance the kernel command line did not make
 	out=$("$PK/tracer" -o "$T/pm.data" "persist=nosuch$$ sched:sched_switch" 2>&1); rc=$?
 	case "$rc:$out" in 1:*"persist=nosuch$$: no persistent instance; boot Linux 6.12+ with reserve_mem="*"trace_instance=nosuch$$@trace"*)
@@ -40,8 +41,14 @@ else
 	case "$rc:$out" in 2:*"persist= takes the ftrace engine; engine=perf needs perf rings"*) pass "persist= with engine=perf: a config error, exit 2" ;;
 	*) fail "persist= with engine=perf: a config error, exit 2" "rc=$rc: $out" ;; esac
 	out=$("$PK/tracer" "persist=../x sched:sched_switch" 2>&1 </dev/null >/dev/null); rc=$?
-	case "$rc:$out" in 2:*"persist=INSTANCE"*) pass "persist= with a path, not a name: exit 2" ;;
-	*) fail "persist= with a path, not a name: exit 2" "rc=$rc: $out" ;; esac
+	case "$rc:$out" in 2:*"'persist=../x' at 1: persist=INSTANCE"*) pass "persist= with a path, not a name: exit 2, quoting that token alone" ;;
+	*) fail "persist= with a path, not a name: exit 2, quoting that token alone" "rc=$rc: $out" ;; esac
+	# persist= records tracepoints: with none it is a config error (the
+	# timeout only ends a tracer that took it and records on)
+	out=$(timeout 20 "$PK/tracer" -o "$T/pn.data" "cpu-clock persist=x" 2>&1 </dev/null >/dev/null); rc=$?
+	case "$rc:$out" in 2:*"'persist=x' at 11: persist= records tracepoints, and the config has none"*)
+		pass "persist= in a config with no tracepoints: exit 2, naming it" ;;
+	*) fail "persist= in a config with no tracepoints: exit 2, naming it" "rc=$rc: $out" ;; esac
 	# tracer -b where no instance holds a boot before: says so, writes nothing
 	out=$("$PK/tracer" -b -o "$T/pb.data" 2>&1); rc=$?
 	case "$rc:$out" in 1:*"-b: no instance in "*"holds the boot before"*)
@@ -54,7 +61,7 @@ else
 	*) fail "tracer -b to a file it cannot create: refused before reading" "rc=$rc: $out" ;; esac
 	out=$("$PK/tracer" -b -x 2>&1 </dev/null); rc=$?
 	[ $rc = 2 ] && pass "tracer -b -x: a usage error, exit 2" || fail "tracer -b -x: a usage error, exit 2" "rc=$rc: $out"
-	testing "tracefs instances as they were" "$i0" "$(ls "$INST" 2>/dev/null | sort | tr '\n' ' ')"
+	testing "tracefs instances as they were" "$i0" "$(ls "$INST" 2>/dev/null | grep -v '^tracer\.' | sort | tr '\n' ' ')"
 	# without PERSIST (defconfig): both say not built in
 	out=$(./tracer -b 2>&1 </dev/null); rc=$?
 	case "$rc:$out" in 2:*"not built in (CONFIG_PERSIST)"*) pass "defconfig: tracer -b says not built in, exit 2" ;;
