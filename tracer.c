@@ -372,9 +372,9 @@ static _Noreturn void usage(int code)
 "usage: tracer [-o FILE|DEVICE|FIFO] [-f CONFIG_FILE | 'CONFIG']   record\n"
 "       tracer -x [-n N] [-o FILE] < CAPTURE | -p [FILE]   extract | print\n";
 	/* -c (CONVERT) on the line of -l and -h: -h stays 24 lines */
-	static const char lh[2][80] = {
-"       tracer -l | -h                          list events | this help\n",
-"       tracer -l | -h | -c -o FILE [INPUT]  list | this help | stream to files\n" };
+	const char *lh = CFG_CONVERT ?
+"       tracer -l | -h | -c -o FILE [INPUT]  list | this help | stream to files\n" :
+"       tracer -l | -h                          list events | this help\n";
 	static const char full[] =
 "Records system-wide perf events into an overwriting ring per CPU, then sleeps.\n"
 "SIGUSR2 or a tripwire dumps them as perf.data; SIGUSR1: off, SIGCONT: on. Any\n"
@@ -397,7 +397,7 @@ static _Noreturn void usage(int code)
 "Default: " DEFAULT_CONFIG " buf=128k\n";
 
 	write(code ? 2 : 1, head, sizeof(head) - 1);
-	write(code ? 2 : 1, lh[CFG_CONVERT], strlen(lh[CFG_CONVERT]));
+	write(code ? 2 : 1, lh, strlen(lh));
 	if (CFG_LONG_HELP)
 		write(code ? 2 : 1, full, sizeof(full) - 1);
 	_exit(code);
