@@ -267,7 +267,7 @@ static void cfg_event(char *tok, const char *at)
 		/* ftrace reads a filter of 0 as "clear the filter", perf as
 		 * an error: neither records "never", so it is refused */
 		if (f && zero(f))
-			bad(at, "/0/ is no filter: leave the filter out to record every hit");
+			bad(at, "/0/ is no filter: leave it out");
 		if (!tracefs) {
 			if (cfg_default)
 				return;

@@ -351,8 +351,7 @@ static void conv_mem(const u8 *p, size_t n)
 		return;
 	}
 	if (n == 2 || fover) {
-		msg(fover ? "dump %d: over %u MiB: no file for it" : "dump %d: damaged in the capture: no file for it",
-		    cv_dump + 1, FMAX >> 20);
+		msg("dump %d: %s: no file for it", cv_dump + 1, fover ? "over 64 MiB" : "damaged in the capture");
 		cv_rc = 1;
 		return;
 	}
@@ -379,7 +378,7 @@ int conv_main(const char *path, const char *out)
 	if (p && (!memcmp(p, "PERFILE2", 8) || !memcmp(p, "2ELIFREP", 8))) {
 		ibe = *p == '2';
 		if (val(p + 8, 8) != 16)
-			die(1, "%s: already a perf.data file, which perf reads", name);
+			die(1, "%s: already a perf.data file", name);
 		walk();
 	} else {
 		if (!CFG_FRAME)

@@ -707,7 +707,7 @@ static void file(int fd)
 	ssize_t k;
 
 	if (fd_mode(fd) != S_IFREG)
-		return oops("a file-mode perf.data is read by its sections: give it as FILE, not through a pipe", 0);
+		return oops("a perf.data file: give it as FILE, not through a pipe", 0);
 	if (pread(fd, h, 104, 0) != 104)
 		return oops("a perf.data header cut short", 0);
 	as = G64(h + 16), ao = G64(h + 24), an = G64(h + 32), dof = G64(h + 40), dn = G64(h + 48);
@@ -725,7 +725,7 @@ static void file(int fd)
 	}
 	end = dof + dn;
 	if (dn > fs - dof) {
-		err = "the file is cut short (so is its tracing data: tracepoints as 2:ID): its data stops",
+		err = "the file is cut short (tracepoints show as 2:ID): its data stops",
 		eat = end = fs;
 	} else if (G64(h + 72) & 2) {	/* the tracing data: the first section */
 		if (pread(fd, a, 16, end) != 16 || (io = G64(a)) > fs || (in = G64(a + 8)) > fs - io)

@@ -501,7 +501,7 @@ int main(int argc, char **argv)
 	}
 	if (conv) {
 		if (extract || print || boot || config || sel || !out || i + 1 < argc)
-			die(2, "-c -o FILE [INPUT]: a stream or a capture (stdin without INPUT) into FILE, FILE.1, ...");
+			die(2, "-c needs -o FILE");
 		return conv_main(argv[i], out);
 	}
 	if (print) {
