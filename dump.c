@@ -17,6 +17,7 @@
 #include "track.h"
 #include "lean.h"
 #include "ftrace.h"
+#include "boot.h"
 #include "dump.h"
 
 #define TRIP_RING (8 << 10)

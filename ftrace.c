@@ -51,28 +51,13 @@
 
 enum { MAPPED = 1, SNAP, READ };
 
-/* A CPU's buffer, its copy, and the walk of that copy. */
-struct fcpu {
-	int fd, cpu;
-	u32 n, cap, ncp, i;		/* pages mapped (or 0), room, copied; the walk's next */
-	unsigned char *map, *pg;	/* MAPPED: the mapping, its pages (past the meta page) */
-	size_t len;			/* the mapping's */
-	unsigned char *cp;		/* the copy */
-	u32 *ord;			/* its pages in time order */
-	const unsigned char *ev, *pend, *data;	/* the next event, its page's end; the event's data */
-	u32 dlen, k, skip_k, last_k;	/* its length; seen at kt; sent at skip_t; at last_t */
-	u64 lost;			/* read pages: events the kernel says were overwritten */
-	int unc;			/* some of them not counted (no room on the page) */
-	u64 pt, t, kt, skip_t, last_t;	/* its page's time, its time; the last time; sent up to */
-};
-
 int ft_n;
 int ft_prev;		/* tracer -b: the boot before's pages */
-static int made, how, on_fd = -1, snap_fd = -1, hsz;
-static char inst[72];		/* the instance: tracer.PID, or persist='s */
-const char *const ft_inst = inst;
-static u32 sbs;			/* page size */
-static struct fcpu *fc;
+static int made, how, on_fd = -1, snap_fd = -1;
+int ft_hsz;			/* a page's header */
+char ft_iname[72];		/* the instance: tracer.PID, or persist='s */
+u32 ft_sbs;			/* page size */
+struct fcpu *ft_fc;
 static const unsigned char *srt;	/* the copy ts_cmp sorts */
 static u32 rs, rn;		/* its ring's oldest page, the ring's pages */
 static u64 lost;		/* read pages: overwritten, all CPUs */
@@ -81,23 +66,21 @@ u64 ft_est;			/* the dump's size of the copies, about */
 static int force;		/* TRACER_FTPATH: the way tests take */
 extern char **environ;
 
-static struct { unsigned char *p; u32 *ord, n; } *bp;	/* tracer -b: per CPU, its pages */
-static u64 boot_walk(char *wrap);
-static int next(struct fcpu *c, int any);
+struct ft_pages *ft_bp;		/* tracer -b: per CPU, its pages */
+u64 (*ft_bootwalk)(char *wrap);	/* boot.c's, set by ft_boot */
 
-/* persist=, tracer -b (where built in) */
+/* persist= (where built in) */
 #define PERSIST (CFG_PERSIST ? cfg_persist : 0)
-#define PREV (CFG_PERSIST && ft_prev)
 
 /* The header's ids of the instance's events: FT_ID | event << 16 | ring. */
 #define FT_ID (1ULL << 60)
 
 /* A tracefs file of the instance (file 0: the instance), written. */
-static char *path(const char *file)
+char *ft_path(const char *file)
 {
 	static char p[300];
 
-	fmt(p, sizeof(p), "%s/instances/%s/%s", tracefs, inst, file ? file : "");
+	fmt(p, sizeof(p), "%s/instances/%s/%s", tracefs, ft_iname, file ? file : "");
 	return p;
 }
 
@@ -105,7 +88,7 @@ static char *path(const char *file)
  * EBADF) */
 static int put(const char *file, const char *s)
 {
-	int fd = open(path(file), O_WRONLY | O_TRUNC | O_CLOEXEC), r;
+	int fd = open(ft_path(file), O_WRONLY | O_TRUNC | O_CLOEXEC), r;
 
 	if (fd < 0)
 		return -1;
@@ -130,7 +113,7 @@ void ft_end(void)
 		/* paused, and read empty: the next persist= starts on it */
 		ft_pause(1);
 		for (i = 0; i < nmax; i++)
-			while (fc[i].cp && fc[i].fd >= 0 && read(fc[i].fd, fc[i].cp, sbs) > 0)
+			while (ft_fc[i].cp && ft_fc[i].fd >= 0 && read(ft_fc[i].fd, ft_fc[i].cp, ft_sbs) > 0)
 				;
 		on_fd = -1;
 	}
@@ -138,14 +121,14 @@ void ft_end(void)
 		return;
 	made = 0;
 	for (i = 0; i < nmax; i++) {
-		if (fc[i].map)
-			UNMAP(fc[i].map, fc[i].len);
-		close(fc[i].fd);
+		if (ft_fc[i].map)
+			UNMAP(ft_fc[i].map, ft_fc[i].len);
+		close(ft_fc[i].fd);
 	}
 	close(on_fd);
 	close(snap_fd);
-	if (RMDIR(path(0)))
-		msg("%s: can't remove it:", path(0));
+	if (RMDIR(ft_path(0)))
+		msg("%s: can't remove it:", ft_path(0));
 }
 
 /* Ours: an instance named tracer.* whose directory bears our mark, its
@@ -181,17 +164,17 @@ static int make(void)
 	fmt(p, sizeof(p), "%s/instances", tracefs);
 	dir_each(p, stale, 0);
 	for (i = 1;; i++) {
-		fmt(inst, sizeof(inst), i > 1 ? "tracer.%d.%d" : "tracer.%d", (int)getpid(), i);
-		if (!syscall(SYS_mkdirat, (long)AT_FDCWD, path(0), 0700L))
+		fmt(ft_iname, sizeof(ft_iname), i > 1 ? "tracer.%d.%d" : "tracer.%d", (int)getpid(), i);
+		if (!syscall(SYS_mkdirat, (long)AT_FDCWD, ft_path(0), 0700L))
 			break;
 		if (errno != EEXIST || i == 64)
 			return -1;
 	}
 	made = 1;
-	if ((on_fd = open(path("tracing_on"), O_WRONLY | O_CLOEXEC)) < 0)
+	if ((on_fd = open(ft_path("tracing_on"), O_WRONLY | O_CLOEXEC)) < 0)
 		return -1;
 	/* unmarked, it still records; only a SIGKILL would leave it */
-	syscall(SYS_utimensat, (long)AT_FDCWD, path(0), mark, 0L);
+	syscall(SYS_utimensat, (long)AT_FDCWD, ft_path(0), mark, 0L);
 	return 0;
 }
 
@@ -202,23 +185,23 @@ static int fall(const char *file)
 	int i;
 
 	if (PERSIST)
-		die(1, "persist=%s: %s:", inst, path(file));
-	msg("ftrace: %s: tracepoints go to perf rings:", path(file));
+		die(1, "persist=%s: %s:", ft_iname, ft_path(file));
+	msg("ftrace: %s: tracepoints go to perf rings:", ft_path(file));
 	ft_end();
 	for (i = ft_n = 0; i < nev; i++)
 		evs[i].ft = 0;
 	return 0;
 }
 
-/* The kernel's long: the page header's commit field (hsz: 8 + it). */
-static int header(void)
+/* The kernel's long: the page header's commit field (ft_hsz: 8 + it). */
+int ft_header(void)
 {
 	char b[1024], *s;
-	long r = readfile(path("../../events/header_page"), b, sizeof(b) - 1);
+	long r = readfile(ft_path("../../events/header_page"), b, sizeof(b) - 1);
 
 	b[r > 0 ? r : 0] = 0;
 	r = (s = xstrstr(b, "commit;\toffset:8;\tsize:")) ? 8 + xtou(s + 23, 0, 10) : 0;
-	hsz = r;
+	ft_hsz = r;
 	return r != 12 && r != 16;
 }
 
@@ -226,7 +209,7 @@ static int header(void)
 static u64 fnum(const char *file)
 {
 	char b[24];
-	long n = readfile(path(file), b, sizeof(b) - 1);
+	long n = readfile(ft_path(file), b, sizeof(b) - 1);
 
 	b[n > 0 ? n : 0] = 0;
 	return xtou(b, 0, 10);
@@ -236,18 +219,18 @@ static u64 fnum(const char *file)
  * says, not from buf=: its size (per_cpu/cpuN/buffer_size_kb, the
  * sub-buffers' data, rounded down to KiB; bounded: 2 GiB) over what one
  * holds (4080 bytes of a 4 KiB page), plus the reader's own and one for
- * the rounding. sbs: the sub-buffer's size, buffer_subbuf_size_kb
+ * the rounding. ft_sbs: the sub-buffer's size, buffer_subbuf_size_kb
  * (6.8+), else a page. */
-static u32 nsub(int cpu)
+u32 ft_nsub(int cpu)
 {
 	char p[40];
 	u64 kb = fnum("buffer_subbuf_size_kb");
 
-	sbs = kb >= 4 && kb <= 1024 ? kb << 10 : (u64)getpagesize();
+	ft_sbs = kb >= 4 && kb <= 1024 ? kb << 10 : (u64)getpagesize();
 	fmt(p, sizeof(p), "per_cpu/cpu%d/buffer_size_kb", cpu);
 	kb = fnum(p);
 	kb = kb && kb < 2 << 20 ? kb : 2 << 20;
-	return (kb << 10) / (sbs - hsz) + 3;
+	return (kb << 10) / (ft_sbs - ft_hsz) + 3;
 }
 
 /* A persistent instance (Linux 6.12: reserve_mem= and trace_instance=
@@ -259,11 +242,11 @@ static u32 nsub(int cpu)
  * address or "# Current"), so what was not read counts as the boot
  * before's: persist= starts only on an instance read empty, and tracer
  * -b reads what is there. pd_kdelta, pd_ktext: that boot's kernel text. */
-static int persistent(void)
+int ft_persistent(void)
 {
 	char p[40], b[512], *s;
 	int cpu, n = 0, neg;
-	long r = readfile(path("last_boot_info"), b, sizeof(b) - 1);
+	long r = readfile(ft_path("last_boot_info"), b, sizeof(b) - 1);
 
 	if (r < 0)
 		return -1;
@@ -277,7 +260,7 @@ static int persistent(void)
 	}
 	for (cpu = 0; cpu < 1024 && !n; cpu++) {
 		fmt(p, sizeof(p), "per_cpu/cpu%d/stats", cpu);
-		if ((r = readfile(path(p), b, sizeof(b) - 1)) <= 0)
+		if ((r = readfile(ft_path(p), b, sizeof(b) - 1)) <= 0)
 			continue;
 		b[r] = 0;
 		n = (s = xstrstr(b, "entries: ")) && xtou(s + 9, 0, 10);
@@ -315,33 +298,33 @@ int ft_init(const u64 *mask)
 		msg("%s: tracepoints on perf rings", k);
 		return 0;
 	}
-	fc = xmalloc(nmax * sizeof(*fc));
+	ft_fc = xmalloc(nmax * sizeof(*ft_fc));
 	for (i = 0; i < nmax; i++)
-		fc[i].fd = -1;
+		ft_fc[i].fd = -1;
 	if (PREV) {
-		if (header())
-			die(1, "%s: not a page header tracer reads", path("../../events/header_page"));
+		if (ft_header())
+			die(1, "%s: not a page header tracer reads", ft_path("../../events/header_page"));
 		for (i = 0; i < nev; i++)
 			ft_n += evs[i].ft = !evs[i].trip && evs[i].attr.type == TYPE_TRACEPOINT;
 		return ft_n;
 	}
 	if (PERSIST) {
-		fmt(inst, sizeof(inst), "%s", PERSIST);
-		if ((r = persistent()) < 0)
+		fmt(ft_iname, sizeof(ft_iname), "%s", PERSIST);
+		if ((r = ft_persistent()) < 0)
 			die(1, "persist=%s: no persistent instance; boot Linux 6.12+ with "
-			    "reserve_mem=4M:4096:trace trace_instance=%s@trace", inst, inst);
+			    "reserve_mem=4M:4096:trace trace_instance=%s@trace", ft_iname, ft_iname);
 		/* Read, never mapped: the kernel refuses to map it, and on
 		 * 6.12 the attempt left the CPU's buffer invalid for the
 		 * next boot ("buffer invalid commit"). */
 		how = READ;
 		if (r)
 			die(1, "persist=%s holds records not read (the boot before's?): tracer -b -o FILE "
-			    "writes them out (echo > %s drops them)", inst, path("trace"));
+			    "writes them out (echo > %s drops them)", ft_iname, ft_path("trace"));
 	} else {
 		if (make())
 			return fall(made ? "tracing_on" : 0);
 	}
-	if (header())
+	if (ft_header())
 		return fall("../../events/header_page");
 	/* tracing_cpumask: 32-bit hex words, the highest first */
 	for (i = 31; i > 0 && !(u32)(mask[i / 2] >> 32 * (i % 2)); i--)
@@ -384,8 +367,8 @@ int ft_init(const u64 *mask)
 		 * named one is an error; the others stay in the instance */
 		if (put(s, "1")) {
 			if (!e->glob)
-				die(1, "%s: the ftrace instance refuses it: %s:", e->tok, path(s));
-			msg("%s: left out, the ftrace instance refuses it: %s:", e->name, path(s));
+				die(1, "%s: the ftrace instance refuses it: %s:", e->tok, ft_path(s));
+			msg("%s: left out, the ftrace instance refuses it: %s:", e->name, ft_path(s));
 			ev_drop(i--);
 			continue;
 		}
@@ -393,8 +376,8 @@ int ft_init(const u64 *mask)
 		ft_n++;
 	}
 	if (on_fd < 0)
-		on_fd = open(path("tracing_on"), O_WRONLY | O_CLOEXEC);
-	snap_fd = open(path("snapshot"), O_WRONLY | O_CLOEXEC);
+		on_fd = open(ft_path("tracing_on"), O_WRONLY | O_CLOEXEC);
+	snap_fd = open(ft_path("snapshot"), O_WRONLY | O_CLOEXEC);
 	return on_fd < 0 ? fall("tracing_on") : ft_n;
 }
 
@@ -404,7 +387,7 @@ int ft_init(const u64 *mask)
  * else read. -1 if it can't be. */
 int ft_open(int ri, int cpu)
 {
-	struct fcpu *f = fc + ri;
+	struct fcpu *f = ft_fc + ri;
 	char p[40], *e;
 	u32 *m, mps, n;
 	u64 len;
@@ -417,7 +400,7 @@ int ft_open(int ri, int cpu)
 		if (evs[i].ft)
 			evs[i].ids[ri] = FT_ID | (u64)i << 16 | ri;
 	if (PREV) {	/* the pages ft_boot read */
-		f->cp = bp[cpu].p, f->ord = bp[cpu].ord, f->ncp = bp[cpu].n;
+		f->cp = ft_bp[cpu].p, f->ord = ft_bp[cpu].ord, f->ncp = ft_bp[cpu].n;
 		return 0;
 	}
 	/* For tests only: TRACER_FTPATH=map|snap|read[:KB] takes that way,
@@ -429,17 +412,17 @@ int ft_open(int ri, int cpu)
 				return -1;
 		}
 	fmt(p, sizeof(p), "per_cpu/cpu%d/%s_raw", cpu, how == SNAP ? "snapshot" : "trace_pipe");
-	if ((f->fd = open(path(p), O_RDONLY | O_NONBLOCK | O_CLOEXEC)) < 0)
+	if ((f->fd = open(ft_path(p), O_RDONLY | O_NONBLOCK | O_CLOEXEC)) < 0)
 		return -1;
 	/* the meta page: its size, the page size, the pages; bounded all
 	 * the same */
 	if (how <= MAPPED && force <= MAPPED && (m = mmap(0, 4096, PROT_READ, MAP_SHARED, f->fd, 0)) != MAP_FAILED) {
-		mps = m[0], sbs = m[2], n = m[3];
+		mps = m[0], ft_sbs = m[2], n = m[3];
 		UNMAP(m, 4096);
-		len = mps + (u64)n * sbs;
+		len = mps + (u64)n * ft_sbs;
 		/* up to 1 MiB sub-buffers (6.8+), as many as buf=1g takes */
-		if (mps <= 1 << 20 && sbs <= 1 << 20 && mps >= 4096 && sbs >= 4096 && n &&
-		    n <= (1u << 30) / (sbs - hsz) + 4 &&
+		if (mps <= 1 << 20 && ft_sbs <= 1 << 20 && mps >= 4096 && ft_sbs >= 4096 && n &&
+		    n <= (1u << 30) / (ft_sbs - ft_hsz) + 4 &&
 		    (f->map = mmap(0, f->len = len, PROT_READ, MAP_SHARED, f->fd, 0)) != MAP_FAILED)
 			f->pg = f->map + mps, f->n = n;
 		else
@@ -458,9 +441,9 @@ int ft_open(int ri, int cpu)
 	}
 	if (how == MAPPED && !f->map)
 		return -1;
-	f->cap = how == MAPPED ? f->n : nsub(cpu);
+	f->cap = how == MAPPED ? f->n : ft_nsub(cpu);
 	/* faulted in now, not at the first dump (seconds at buf=1g) */
-	f->cp = memset(xmalloc((size_t)f->cap * sbs), 0, (size_t)f->cap * sbs);
+	f->cp = memset(xmalloc((size_t)f->cap * ft_sbs), 0, (size_t)f->cap * ft_sbs);
 	f->ord = xmalloc(f->cap * sizeof(*f->ord));
 	if (!ri)	/* the first CPU, at start: all is set */
 		ft_pause(0);
@@ -487,25 +470,25 @@ static int ts_cmp(const void *a, const void *b)
 	u32 i = *(const u32 *)a, j = *(const u32 *)b;
 	u64 x, y;
 
-	memcpy(&x, srt + (size_t)i * sbs, 8);
-	memcpy(&y, srt + (size_t)j * sbs, 8);
+	memcpy(&x, srt + (size_t)i * ft_sbs, 8);
+	memcpy(&y, srt + (size_t)j * ft_sbs, 8);
 	return x < y ? -1 : x > y ? 1 : place(i) < place(j) ? -1 : place(i) > place(j);
 }
 
 /* The low u32 of a page's commit (a long): the length, and on a read
  * page the RB_MISSED_* flags (bits 31, 30). */
-#define CW(pg) ((pg) + 8 + (hsz == 16 && BE) * 4)
+#define CW(pg) ((pg) + 8 + (ft_hsz == 16 && BE) * 4)
 
 static u32 commit(const unsigned char *pg)
 {
 	u64 c = 0;
 
-	if (hsz == 16)
+	if (ft_hsz == 16)
 		memcpy(&c, pg + 8, 8);
 	else
 		memcpy((u32 *)&c + BE, pg + 8, 4);	/* a u32 into the u64's low half */
 	c &= 0x3fffffff;	/* RB_MISSED_* flags on a read page */
-	return c > sbs - hsz ? sbs - hsz : c;
+	return c > ft_sbs - ft_hsz ? ft_sbs - ft_hsz : c;
 }
 
 /* tid -> pid, from /proc/TID/status, asked once per tid and dump; a
@@ -540,7 +523,7 @@ static u32 tgid(u32 tid)
  * records (since the stream's last dump). Mapped: every page is in use,
  * and the oldest is newer than what was sent. Read pages (new since the
  * last dump anyway): the kernel flagged events lost before one. */
-static int walk(struct fcpu *f, int cont)
+int ft_walk(struct fcpu *f, int cont)
 {
 	u64 t0 = 0;
 
@@ -550,7 +533,7 @@ static int walk(struct fcpu *f, int cont)
 	if (cont && f->pg)
 		f->skip_t = f->last_t, f->skip_k = f->last_k;
 	if (f->ncp)
-		memcpy(&t0, f->cp + (size_t)f->ord[0] * sbs, 8);
+		memcpy(&t0, f->cp + (size_t)f->ord[0] * ft_sbs, 8);
 	return f->pg ? f->ncp >= f->n - 1 && t0 > f->skip_t : f->lost != 0;
 }
 
@@ -570,15 +553,15 @@ static void pcopy(unsigned char *c, const unsigned char *l)
 		w = __atomic_load_n((const u32 *)CW(l), __ATOMIC_ACQUIRE);
 		memcpy(&t, l, 8);
 		n = w & 0x3fffffff;
-		n = n > sbs - hsz ? sbs - hsz : n;
-		memcpy(c + hsz, l + hsz, n);
+		n = n > ft_sbs - ft_hsz ? ft_sbs - ft_hsz : n;
+		memcpy(c + ft_hsz, l + ft_hsz, n);
 		__atomic_thread_fence(__ATOMIC_ACQUIRE);
 		memcpy(&t2, l, 8);
 		if (t2 == t && (__atomic_load_n((const u32 *)CW(l), __ATOMIC_RELAXED) & 0x3fffffff) >= n)
 			break;
 		n = 0;
 	}
-	memset(c, 0, hsz);
+	memset(c, 0, ft_hsz);
 	memcpy(c, &t, 8);
 	memcpy(CW(c), &n, 4);
 }
@@ -594,8 +577,8 @@ static u64 missed(struct fcpu *f, const unsigned char *pg)
 	memcpy(&w, CW(pg), 4);
 	if (!(w >> 31))
 		return 0;
-	if (w >> 30 & 1 && hsz + c + (hsz - 8) <= sbs)
-		memcpy((u32 *)&n + (BE && hsz == 12), pg + hsz + c, hsz - 8);
+	if (w >> 30 & 1 && ft_hsz + c + (ft_hsz - 8) <= ft_sbs)
+		memcpy((u32 *)&n + (BE && ft_hsz == 12), pg + ft_hsz + c, ft_hsz - 8);
 	f->unc |= !n;
 	return n ? n : 1;
 }
@@ -611,7 +594,7 @@ static void order(struct fcpu *f)
 
 	rs = 1, rn = f->n > 1 ? f->n - 1 : 1;
 	for (i = 0; i < f->n; i++) {
-		const unsigned char *pg = f->cp + (size_t)i * sbs;
+		const unsigned char *pg = f->cp + (size_t)i * ft_sbs;
 
 		if (!commit(pg))
 			continue;
@@ -636,12 +619,12 @@ static u64 estimate(const struct fcpu *f)
 	u32 i, c, st = f->ncp / 16 + 1;
 
 	for (i = 0; i < f->ncp; i++) {
-		all += c = commit(f->cp + (size_t)f->ord[i] * sbs);
+		all += c = commit(f->cp + (size_t)f->ord[i] * ft_sbs);
 		if (i % st)
 			continue;
 		memset(&w, 0, sizeof(w));
 		w.cp = f->cp, w.ord = f->ord + i, w.ncp = 1;
-		for (in += c; next(&w, 1);)
+		for (in += c; ft_step(&w, 1);)
 			out += 56 + ((w.dlen + 11) & ~7u);
 	}
 	return in ? all * out / in : 0;
@@ -664,25 +647,25 @@ u64 ft_grab(int rec_off, int cont, char *wrap)
 	u32 i;
 
 	if (PREV)
-		return boot_walk(wrap);
+		return ft_bootwalk(wrap);
 	for (ri = 0; ri < nring; ri++)
-		for (f = fc + ri, i = 0; f->pg && i < f->n; i++)
-			pcopy(f->cp + (size_t)i * sbs, f->pg + (size_t)i * sbs);
+		for (f = ft_fc + ri, i = 0; f->pg && i < f->n; i++)
+			pcopy(f->cp + (size_t)i * ft_sbs, f->pg + (size_t)i * ft_sbs);
 	a = now_ns();
 	if (how == SNAP ? write(snap_fd, "1", 1) != 1 : (ft_pause(1), 0))
 		msg("ftrace %s:", "snapshot");
 	b = now_ns();
 	for (ri = 0; ri < nring; ri++) {
-		f = fc + ri;
+		f = ft_fc + ri;
 		for (i = 0; f->pg && i < f->n; i++) {
-			unsigned char *c = f->cp + (size_t)i * sbs, *l = f->pg + (size_t)i * sbs;
+			unsigned char *c = f->cp + (size_t)i * ft_sbs, *l = f->pg + (size_t)i * ft_sbs;
 
-			if (memcmp(c, l, hsz))
+			if (memcmp(c, l, ft_hsz))
 				pcopy(c, l);
 		}
 		for (f->ncp = f->unc = 0, f->lost = 0; !f->pg && f->fd >= 0 && f->ncp < f->cap &&
-		     read(f->fd, f->cp + (size_t)f->ncp * sbs, sbs) >= hsz; f->ncp++)
-			f->ord[f->ncp] = f->ncp, f->lost += missed(f, f->cp + (size_t)f->ncp * sbs);
+		     read(f->fd, f->cp + (size_t)f->ncp * ft_sbs, ft_sbs) >= ft_hsz; f->ncp++)
+			f->ord[f->ncp] = f->ncp, f->lost += missed(f, f->cp + (size_t)f->ncp * ft_sbs);
 	}
 	if (how != SNAP) {
 		if (!rec_off)
@@ -690,10 +673,10 @@ u64 ft_grab(int rec_off, int cont, char *wrap)
 		b = now_ns();
 	}
 	for (ri = unc = 0, lost = ft_est = 0; ri < nring; ri++) {
-		f = fc + ri;
+		f = ft_fc + ri;
 		if (f->pg)
 			order(f);
-		wrap[ri] = walk(f, cont);
+		wrap[ri] = ft_walk(f, cont);
 		lost += f->lost;
 		unc |= f->unc;
 		ft_est += estimate(f);
@@ -710,7 +693,7 @@ static u32 rd32(const unsigned char *p)
 	return v;
 }
 
-static const struct event *ev_of(const unsigned char *data)
+const struct event *ft_ev_of(const unsigned char *data)
 {
 	u16 v;
 
@@ -721,7 +704,7 @@ static const struct event *ev_of(const unsigned char *data)
 /* The walk's next data event (of our events, or any: any); 0 when
  * there is none. Nothing in a page is trusted beyond its commit, nor an
  * event beyond its page. */
-static int next(struct fcpu *c, int any)
+int ft_step(struct fcpu *c, int any)
 {
 	for (;;) {
 		const unsigned char *e = c->ev;
@@ -732,10 +715,10 @@ static int next(struct fcpu *c, int any)
 
 			if (c->i >= c->ncp)
 				return 0;
-			pg = c->cp + (size_t)c->ord[c->i++] * sbs;
+			pg = c->cp + (size_t)c->ord[c->i++] * ft_sbs;
 			memcpy(&c->pt, pg, 8);
 			c->t = c->pt;
-			c->ev = pg + hsz;
+			c->ev = pg + ft_hsz;
 			c->pend = c->ev + commit(pg);
 			continue;
 		}
@@ -775,7 +758,7 @@ static int next(struct fcpu *c, int any)
 		/* a stream sent these already */
 		if (c->t < c->skip_t || (c->t == c->skip_t && c->k <= c->skip_k))
 			continue;
-		if (any || ev_of(c->data))
+		if (any || ft_ev_of(c->data))
 			return 1;
 	}
 }
@@ -783,9 +766,9 @@ static int next(struct fcpu *c, int any)
 /* Ring ri's next event, and its time; 0 when there is none. */
 int ft_next(int ri, u64 *t)
 {
-	if (!next(fc + ri, 0))
+	if (!ft_step(ft_fc + ri, 0))
 		return 0;
-	*t = fc[ri].t;
+	*t = ft_fc[ri].t;
 	return 1;
 }
 
@@ -796,7 +779,7 @@ int ft_next(int ri, u64 *t)
 #define PUT(v) (memcpy(o, &(u64){ v }, 8), o += 8)
 static size_t ft_sample(int ri, int cpu, unsigned char *o)
 {
-	const struct fcpu *c = fc + ri;
+	const struct fcpu *c = ft_fc + ri;
 	struct rec_hdr h = { REC_SAMPLE, MISC_KERNEL, 0 };
 	u32 raw = ((c->dlen + 4 + 7) & ~7u) - 4, tid;
 
@@ -804,7 +787,7 @@ static size_t ft_sample(int ri, int cpu, unsigned char *o)
 	h.size = 8 + 6 * 8 + 4 + raw;
 	memcpy(o, &h, 8);
 	o += 8;
-	PUT(ev_of(c->data)->ids[ri]);
+	PUT(ft_ev_of(c->data)->ids[ri]);
 	PUT(0);
 	memcpy(o, (u32[2]){ tgid(tid), tid }, 8), o += 8;
 	PUT(c->t);
@@ -828,7 +811,7 @@ const void *ft_write(int ri, int cpu)
 		ft_sample(ri, cpu, (void *)b), pd_record((void *)b);
 		return b;
 	}
-	o = out_room(fc[ri].dlen + 72);
+	o = out_room(ft_fc[ri].dlen + 72);
 	out_commit(ft_sample(ri, cpu, o));
 	return o;
 }
@@ -840,8 +823,8 @@ void ft_sent(void)
 	int ri;
 
 	for (ri = 0; ri < nring; ri++)
-		if (fc[ri].kt)
-			fc[ri].last_t = fc[ri].kt, fc[ri].last_k = fc[ri].k;
+		if (ft_fc[ri].kt)
+			ft_fc[ri].last_t = ft_fc[ri].kt, ft_fc[ri].last_k = ft_fc[ri].k;
 }
 
 /* How the instance is read, for the start line; what a dump holds of
@@ -858,171 +841,4 @@ const char *ft_how(int line)
 		return how == MAPPED || PREV ? "" : lost ? s : "; tracepoints since the last dump";
 	}
 	return how == MAPPED ? "mapped pages" : how == SNAP ? "snapshot swaps" : "consuming reads";
-}
-
-/* ---- the boot before (tracer -b) ----
- * reserve_mem=SIZE:ALIGN:LABEL trace_instance=NAME@LABEL on the kernel
- * command line maps instance NAME onto memory that a warm reboot keeps
- * (Linux 6.12), and persist=NAME records there. After a crash and the
- * reboot, the instance holds the boot before's records. They can only be
- * read once (no mmap, no snapshot there): ft_boot reads every CPU's
- * pages at start, then the config is what they hold, and the dump walks
- * those pages like any others. No process table survives: pids are tids,
- * and tasks are named from what the records carry. */
-
-static struct { u32 tid; char comm[16]; } cm[4096];	/* tid + 1 -> comm */
-static u8 seen[65536 / 8];	/* the common_types the pages hold */
-
-static int seen_id(long id)
-{
-	return id >= 0 && id < 65536 && seen[id >> 3] >> (id & 7) & 1;
-}
-
-static void find(const char *name, void *ctx)
-{
-	if (!*(char *)ctx) {
-		fmt(inst, sizeof(inst), "%s", name);
-		if (persistent() > 0)
-			*(char *)ctx = 1;
-	}
-}
-
-/* The persistent instance that holds the boot before's records, read;
- * returns the config of the tracepoints they hold. */
-char *ft_boot(void)
-{
-	char b[300], found = 0, *c;
-	struct fcpu w;
-	u32 cap;
-	int cpu, fd;
-
-	if (!(tracefs = tracefs_find()))
-		die(1, "-b: no tracefs");
-	fmt(b, sizeof(b), "%s/instances", tracefs);
-	dir_each(b, find, &found);
-	if (!found)
-		die(1, "-b: no instance in %s holds the boot before (persist= records one)", b);
-	ft_prev = 1;
-	if (header())
-		die(1, "%s: not a page header tracer reads", path("../../events/header_page"));
-	bp = xmalloc(1024 * sizeof(*bp));
-	for (cpu = 0; cpu < 1024; cpu++) {
-		fmt(b, sizeof(b), "per_cpu/cpu%d/trace_pipe_raw", cpu);
-		if ((fd = open(path(b), O_RDONLY | O_NONBLOCK | O_CLOEXEC)) < 0)
-			continue;
-		cap = nsub(cpu);
-		bp[cpu].p = xmalloc((size_t)cap * sbs);
-		bp[cpu].ord = xmalloc(cap * 4);
-		while (bp[cpu].n < cap &&
-		       read(fd, bp[cpu].p + (size_t)bp[cpu].n * sbs, sbs) >= hsz)
-			bp[cpu].ord[bp[cpu].n] = bp[cpu].n, bp[cpu].n++;
-		close(fd);
-		memset(&w, 0, sizeof(w));
-		w.cp = bp[cpu].p, w.ord = bp[cpu].ord, w.ncp = bp[cpu].n;
-		while (next(&w, 1)) {
-			u16 id;
-
-			memcpy(&id, w.data, 2);
-			seen[id >> 3] |= 1 << (id & 7);
-		}
-	}
-	if (!*(c = tp_names(seen_id)))
-		die(1, "-b: instances/%s: no records", inst);
-	msg("-b: instances/%s: the boot before: %s", inst, c);
-	return c;
-}
-
-/* A field's offset in a tracepoint's records, from its format: decl is
- * its name as declared, up to the ';' ("prev_comm[16]"). -1: none. */
-static long field(const struct event *e, const char *decl)
-{
-	static char b[8192];
-	char p[300], *s;
-	long n;
-
-	tp_path(p, sizeof(p), e->name, "format");
-	n = readfile(p, b, sizeof(b) - 1);
-	b[n > 0 ? n : 0] = 0;
-	fmt(p, sizeof(p), " %s;\toffset", decl);	/* (a trailing ':' would add strerror) */
-	return (s = xstrstr(b, p)) ? (long)xtou(s + strlen(p) + 1, 0, 10) : -1;
-}
-
-static void name(const struct fcpu *c, long tid_at, long comm_at, long len)
-{
-	u32 tid, i, k;
-	char *d;
-
-	if (tid_at < 0 || comm_at < 0 || tid_at + 4 > c->dlen || comm_at + len > c->dlen)
-		return;
-	memcpy(&tid, c->data + tid_at, 4);
-	for (i = tid % 4096, k = 0; tid && k < 4096; k++, i = (i + 1) % 4096)
-		if (!cm[i].tid || cm[i].tid == tid + 1) {
-			cm[i].tid = tid + 1;
-			d = cm[i].comm;
-			memset(d, 0, 16);
-			memcpy(d, c->data + comm_at, len > 15 ? 15 : len);
-			return;
-		}
-}
-
-/* Each CPU's walk, its span said, and the tasks named: sched_switch's
- * comms (a task's as it ran), sched_process_exec's filenames. */
-static u64 boot_walk(char *wrap)
-{
-	long o[6] = { -1, -1, -1, -1, -1, -1 };
-	int ri, i;
-
-	for (i = 0; i < nev; i++) {
-		if (!strcmp(evs[i].name, "sched:sched_switch")) {
-			o[0] = field(evs + i, "prev_pid"), o[1] = field(evs + i, "prev_comm[16]");
-			o[2] = field(evs + i, "next_pid"), o[3] = field(evs + i, "next_comm[16]");
-		} else if (!strcmp(evs[i].name, "sched:sched_process_exec")) {
-			o[4] = field(evs + i, "pid"), o[5] = field(evs + i, "filename");
-		}
-	}
-	for (ri = 0; ri < nring; ri++) {
-		struct fcpu *c = fc + ri;
-		u64 t0 = 0, n = 0;
-
-		walk(c, 0);
-		for (; next(c, 0); n++) {
-			const char *e = ev_of(c->data)->name;
-
-			t0 = n ? t0 : c->t;
-			if (!strcmp(e, "sched:sched_switch")) {
-				name(c, o[0], o[1], 16);
-				name(c, o[2], o[3], 16);
-			} else if (!strcmp(e, "sched:sched_process_exec") && o[5] >= 0 && o[5] + 4 <= c->dlen) {
-				u32 loc, at, len;
-				const unsigned char *f;
-
-				memcpy(&loc, c->data + o[5], 4);
-				at = loc & 0xffff, len = loc >> 16;
-				if (at + len > c->dlen || !len)
-					continue;
-				f = memchr(c->data + at, 0, len) ? c->data + at : 0;
-				for (i = len; f && i > 0 && f[i - 1] != '/'; i--)
-					;
-				if (f)
-					name(c, o[4], at + i, strlen((const char *)f + i));
-			}
-		}
-		msg("-b: cpu %d: %L records, %L.%u s to %L.%u s", c->cpu, n, t0 / 1000000000,
-		    (unsigned)(t0 / 100000000 % 10), c->kt / 1000000000, (unsigned)(c->kt / 100000000 % 10));
-		walk(c, 0);
-		wrap[ri] = 0;
-	}
-	return 0;
-}
-
-/* tracer -b: the tasks named, into the dump (before the samples). */
-void ft_comms(void)
-{
-	int i, n = 0;
-
-	for (i = 0; PREV && i < 4096; i++)
-		if (cm[i].tid)
-			pd_comm(cm[i].tid - 1, cm[i].tid - 1, cm[i].comm), n++;
-	if (PREV)
-		msg("-b: %d tasks named from their records; pids are tids", n);
 }

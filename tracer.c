@@ -33,6 +33,7 @@
 #include "track.h"
 #include "lean.h"
 #include "ftrace.h"
+#include "boot.h"
 #include "dump.h"
 #include "zstd.h"
 
@@ -289,7 +290,7 @@ static int loop(int sfd)
 		    cfg_key ? " (key=)" : "");
 	if (CFG_FTRACE && ft_n)
 		fmt(ftw, sizeof(ftw), " (%d tracepoints in ftrace instance %s, by %s; %d on perf rings)",
-		    ft_n, ft_inst, ft_how(0), nev - ft_n);
+		    ft_n, ft_iname, ft_how(0), nev - ft_n);
 	msg("recording %d events on %d CPUs, %L KiB per CPU%s%s; pid %d: SIGUSR2 dumps, SIGINT dumps and exits%s",
 	    nev, nring, (u64)cfg_buf >> 10, CFG_LEAN && lean_noid ? " (tracepoints only: no ids)" : "", ftw, (int)getpid(), where);
 	for (;;) {

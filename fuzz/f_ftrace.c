@@ -1,4 +1,4 @@
-/* f_ftrace.c - the ftrace engine's reading of a copied ring: walk(),
+/* f_ftrace.c - the ftrace engine's reading of a copied ring: ft_walk(),
  * ft_next() and ft_sample() over arbitrary pages.
  *
  * A page comes from the kernel (mapped, snapshot or read), but what a
@@ -33,7 +33,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 		evs[i].ft = 1;
 	}
 	ft_n = nev;
-	fc = xmalloc(sizeof(*fc));
+	ft_fc = xmalloc(sizeof(*ft_fc));
 	for (i = 0; i < nev; i++)
 		evs[i].ids[0] = FT_ID | (u64)i << 16;
 	tp_tab();
@@ -44,46 +44,46 @@ int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
 {
 	struct fz_in in = { d, n };
 	uint8_t fl = fz_u8(&in);
-	struct fcpu *f = fc;
+	struct fcpu *f = ft_fc;
 	static u64 o[(65536 + 64) / 8];
 	size_t npg, k = 0;
 	u64 t;
 
 	fz_persist = 0;
-	hsz = fl & 1 ? 12 : 16;
-	sbs = fl & 4 ? 8192 : 4096;
+	ft_hsz = fl & 1 ? 12 : 16;
+	ft_sbs = fl & 4 ? 8192 : 4096;
 	memset(f, 0, sizeof(*f));
 	f->fd = -1;
 	if (fl & 2) {
 		f->last_t = fz_uN(&in, 8);
 		f->last_k = fz_u8(&in);
 	}
-	npg = in.n / sbs > 16 ? 16 : in.n / sbs;
+	npg = in.n / ft_sbs > 16 ? 16 : in.n / ft_sbs;
 	f->n = f->cap = npg;
-	f->cp = xmalloc(npg * sbs + 1);
+	f->cp = xmalloc(npg * ft_sbs + 1);
 	f->ord = xmalloc((npg + 1) * sizeof(*f->ord));
-	fz_bytes(&in, f->cp, npg * sbs);
+	fz_bytes(&in, f->cp, npg * ft_sbs);
 	f->pg = f->cp;		/* mapped pages (only ever tested for being there) */
 	/* in time order, as ft_grab puts mapped pages */
 	order(f);
 
 	FZ_ARM();
 	if (!setjmp(fz_jmp)) {
-		walk(f, fl & 2);
+		ft_walk(f, fl & 2);
 		while (ft_next(0, &t)) {
-			size_t pg = (f->data - f->cp) / sbs, m;
+			size_t pg = (f->data - f->cp) / ft_sbs, m;
 			struct rec_hdr h;
 
-			FZ_CHECK(f->data >= f->cp + pg * sbs + hsz && f->data + f->dlen <= f->cp + (pg + 1) * sbs,
+			FZ_CHECK(f->data >= f->cp + pg * ft_sbs + ft_hsz && f->data + f->dlen <= f->cp + (pg + 1) * ft_sbs,
 				 "event of %u bytes at %zd: outside its page", f->dlen, f->data - f->cp);
-			FZ_CHECK(++k <= npg * sbs / 8, "more events than the pages hold");
+			FZ_CHECK(++k <= npg * ft_sbs / 8, "more events than the pages hold");
 			FZ_CHECK(t == f->t, "ft_next's time %llu is not the event's %llu",
 				 (unsigned long long)t, (unsigned long long)f->t);
 			m = ft_sample(0, 3, (unsigned char *)o);
 			memcpy(&h, o, 8);
 			FZ_CHECK(m <= f->dlen + 72 && m == h.size && !(m & 7) && h.type == REC_SAMPLE,
 				 "sample of %zu bytes (header %u) for %u bytes of data", m, h.size, f->dlen);
-			FZ_CHECK(ev_of(f->data) != 0, "an event of no tracepoint of ours");
+			FZ_CHECK(ft_ev_of(f->data) != 0, "an event of no tracepoint of ours");
 		}
 		ft_sent();
 	}

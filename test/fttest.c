@@ -52,7 +52,7 @@ static void walk_all(struct fcpu *f, char *out, size_t n)
 	u32 m;
 	int k = 0;
 
-	walk(f, 0);
+	ft_walk(f, 0);
 	out[0] = 0;
 	while (ft_next(0, &t)) {
 		memcpy(&m, f->data + 8, 4);
@@ -76,8 +76,8 @@ int main(void)
 	evs[0].ft = 1;
 	ft_n = 1;
 	tp_tab();
-	fc = f = xmalloc(sizeof(*fc));
-	hsz = 16, sbs = 4096;
+	ft_fc = f = xmalloc(sizeof(*ft_fc));
+	ft_hsz = 16, ft_sbs = 4096;
 
 	/* read pages: a data event, a discarded one (delta 50), another */
 	memset(f, 0, sizeof(*f));
@@ -96,7 +96,7 @@ int main(void)
 	head(pages[0], 2000, (o - 16) | 3ULL << 30);
 	memcpy(pages[0] + o, &(u64){ 1234 }, 8);
 	f->lost = missed(f, pages[0]);
-	snprintf(got, sizeof(got), "wrap %d, lost %llu", walk(f, 0), (unsigned long long)f->lost);
+	snprintf(got, sizeof(got), "wrap %d, lost %llu", ft_walk(f, 0), (unsigned long long)f->lost);
 	check(!strcmp(got, "wrap 1, lost 1234"), "RB_MISSED_EVENTS/STORED: a wrap, 1234 lost", got);
 	walk_all(f, got, sizeof(got));
 	check(!strcmp(got, "1@2005"), "the flagged page's commit is its length (1@2005)", got);
