@@ -160,6 +160,6 @@ sys.stdout.buffer.write(b[:o])' "$1"
 		fail "convert to a FILE that exists: kept, FILE.1" "rc=$rc $(cat "$T/cvb.err")"
 	cvbad "a file-mode perf.data" "$T/cvstream.data" "already a perf.data file"
 	"$TRACER" -c "$T/cvstream.out" 2>"$T/cvb.err"; rc=$?
-	[ $rc = 2 ] && grep -q -- "-c -o FILE" "$T/cvb.err" && pass "convert without -o: exit 2, the usage" ||
+	[ $rc = 2 ] && grep -q -- "-c needs -o FILE" "$T/cvb.err" && pass "convert without -o: exit 2, said" ||
 		fail "convert without -o: exit 2" "rc=$rc $(cat "$T/cvb.err")"
 fi

@@ -285,11 +285,11 @@ if start_tracer "$T/rl" -o "$T/rl.data" "sched:sched_process_exec buf=64k listen
 	t0=$(date +%s)
 	pids=; for i in $(seq 20); do timeout 60 nc -d 127.0.0.1 $P7 >"$T/rl.$i" </dev/null & pids="$pids $!"; done
 	wait $pids
-	t=$(( $(date +%s) - t0 ))
+	secs=$(( $(date +%s) - t0 ))
 	n=0; for i in $(seq 20); do [ "$(head -c 8 "$T/rl.$i")" = PERFILE2 ] && n=$((n + 1)); done
 	testing "20 pulls at once: each gets a dump" 20 "$n"
-	[ $t -ge 12 ] && [ $t -lt 60 ] && pass "20 pulls at once: at most the rate limit's pace (${t} s)" ||
-		fail "20 pulls at once: at most the rate limit's pace (4, then one a second)" "${t} s"
+	[ $secs -ge 12 ] && [ $secs -lt 60 ] && pass "20 pulls at once: at most the rate limit's pace (${secs} s)" ||
+		fail "20 pulls at once: at most the rate limit's pace (4, then one a second)" "${secs} s"
 	stop_tracer >/dev/null
 fi
 
@@ -305,8 +305,11 @@ for i in range(30):
 	timeout 60 nc -d 127.0.0.1 $P9 >"$T/cc.pull" </dev/null
 	sleep 1
 	stop_tracer >/dev/null
-	testing "30 connect-and-close, then a pull: one pulled dump, the real one's" "1 PERFILE2" \
-		"$(grep -c 'dump [0-9]* (pulled' "$T/cc.err") $(head -c 8 "$T/cc.pull")"
+	# (the first may be served before it closes: at most one more)
+	n=$(grep -c 'dump [0-9]* (pulled' "$T/cc.err")
+	[ "$n" -le 2 ] && [ "$(head -c 8 "$T/cc.pull")" = PERFILE2 ] &&
+		pass "30 connect-and-close, then a pull: $n pulled dumps, the real one's among them" ||
+		fail "30 connect-and-close, then a pull: at most 2 pulled dumps, the real one's" "$n; $(head -c 8 "$T/cc.pull")"
 fi
 
 # --- a name or port another program took first: said as such ---
