@@ -55,7 +55,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	int i;
 
 	cfg_procs = 8;
-	track_init(NTR);
+	track_init(NTR, (u64[16]){ 0 });	/* no CPU: the rings are ours */
 	for (i = 0; i < NTR; i++) {
 		ringmem[i] = xmalloc(4096 + trsize);
 		tr[i] = (struct ring){ .base = ringmem[i], .data = ringmem[i] + 4096,
@@ -130,6 +130,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
 	for (i = 0; i < 8; i++)
 		slots[i].inuse = slots[i].used = slots[i].pid = 0, slots[i].exit = 0;
 	evicted = dropped = 0;
+	/* the names list as track_init sizes it for this table (its
+	 * entries stay within the 8 slots' room it has) */
+	nm_max = cfg_procs * NAMES;
+	nm_n = nm_head = 0;
 	for (i = 0; i < NTR; i++) {
 		tail[i] = (fz_uN(&in, 2) & ~7UL) * 8191;	/* anywhere, and wrapping */
 		tr[i].prev = tail[i];
@@ -178,9 +182,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
 		FZ_CHECK(!id, "copy: the trailer's id is not cleared");
 	}
 	{
-		unsigned long u, e, dr;
+		unsigned long u, e, dr, un;
 
-		track_stats(&u, &e, &dr);
+		track_stats(&u, &e, &dr, &un);
 		FZ_CHECK(u <= (unsigned long)cfg_procs, "%lu slots used of %ld", u, cfg_procs);
 	}
 	fz_free_all();
