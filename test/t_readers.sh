@@ -152,17 +152,6 @@ c_trace() {	# of a raw_syscalls dump
 	rperf $1 trace -i "$2" >"$T/judge.log" 2>&1
 	grep -qE " $w/[0-9]+ close\(fd: 100000\) += -1 EBADF" "$T/judge.log"
 }
-# pp_complaints: perfparser's complaints (its stderr) that count: not
-# those of a file missing here for a binary the test did not run (a
-# process in a container or a chroot: its paths are not this machine's),
-# "Could not find ELF file for PATH", "Failed to open debug info file
-# PATH", a dwfl error "No such file"... Of the test's own binaries (in
-# $T) every complaint counts, and so does every other one: a header, an
-# event type, an address, a callchain perfparser could not decode.
-pp_complaints() {
-	awk -v T="$T/" '/[Cc]ould not find|[Nn]ot found|[Nn]o such file|[Cc]annot open|[Cc]an.t open|[Ff]ailed to open|[Cc]ould not open/ &&
-		!index($0, T) { next } { print }'
-}
 c_perfparser() {	# not a perf version: VER is ignored
 	local rc
 	[ -n "$PP" ] || return 1
