@@ -154,6 +154,9 @@ tlown() {
 	TLOWNP=$(perf script -i "$TLOWN" -F comm,pid 2>/dev/null | awk -v c=${tw}o '$1 == c { print $2; exit }')
 }
 
+# tllast: the evidence's last line; of a crash, what crashed
+tllast() { tail -1 "$T/tl.log" | sed -E 's/^.*line [0-9]+: *[0-9]+ (Segmentation fault|Aborted|Bus error).*/\1/' | cut -c1-120; }
+
 # tljudge VER TOOL: the check on every mode's file; one line for all
 tljudge() {
 	local v=$1 c=$2 m bad= ok= l=perfparser
@@ -166,13 +169,12 @@ tljudge() {
 	[ $c = perfparser ] || l="perf $(rlabel $v) $l"
 	for m in $TLMODES; do
 		if t_$c $v "$T/tl$m.data" $tw $twp; then ok=${ok:-$TLOK}
-		else bad="${bad:+$bad; }$m: $(tail -1 "$T/tl.log" | sed 's/^.*line [0-9]*: *[0-9]* //' | cut -c1-120)"; fi
+		else bad="${bad:+$bad; }$m: $(tllast)"; fi
 	done
 	if [ -z "$bad" ]; then pass "tools: $l shows the workload on$TLMODES: $ok"; return; fi
 	tlown
 	if [ -n "$TLOWNP" ] && ! t_$c $v "$TLOWN" ${tw}o $TLOWNP; then
-		skip "tools: $l" "perf $(rlabel $v)'s limit: it fails on perf record's own file of the same events too ($(tail -1 "$T/tl.log" |
-			sed 's/^.*line [0-9]*: *[0-9]* //' | cut -c1-120)); ours: $bad"
+		skip "tools: $l" "perf $(rlabel $v)'s limit: it fails on perf record's own file of the same events too ($(tllast)); ours: $bad"
 	else
 		fail "tools: $l shows the workload on$TLMODES" "$bad"
 	fi
