@@ -227,7 +227,7 @@ rlabel() { rperf "$1" version 2>/dev/null | awk '{ print $3 }'; }
 
 readers_up() {
 	local s d e rc
-	RBIND=$1 RMNT=ns RWHY=
+	READERS=host RBIND=$1 RMNT=ns RWHY=	# (again from scratch: a second call adds no reader twice)
 	if ! e=$(unshare -m --propagation private true 2>&1); then
 		RMNT=bind RWHY="'unshare -m --propagation private true' failed: $e"
 		echo "readers: $RWHY; bind mounts around each perf run instead"
@@ -243,6 +243,18 @@ readers_up() {
 		if [ $rc = 0 ]; then READERS="$READERS $s"
 		else skip "reader matrix: perf of $s" "$(rcmd $s): exit $rc: $(echo "$e" | tr -s '\n ' '  ')"; fi
 	done
+}
+
+# pp_complaints: perfparser's complaints (its stderr) that count: not
+# those of a file missing here for a binary the test did not run (a
+# process in a container or a chroot: its paths are not this machine's),
+# "Could not find ELF file for PATH", "Failed to open debug info file
+# PATH", a dwfl error "No such file"... Of the test's own binaries (in
+# $T) every complaint counts, and so does every other one: a header, an
+# event type, an address, a callchain perfparser could not decode.
+pp_complaints() {
+	awk -v T="$T/" '/[Cc]ould not find|[Nn]ot found|[Nn]o such file|[Cc]annot open|[Cc]an.t open|[Ff]ailed to open|[Cc]ould not open/ &&
+		!index($0, T) { next } { print }'
 }
 
 # tracer -p judged by host perf (test/t_print.sh, test/qemu.sh):
