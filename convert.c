@@ -364,7 +364,6 @@ int conv_main(const char *path, const char *out)
 {
 	const char *name = path ? path : "stdin";
 	const u8 *p;
-	ssize_t r = 1;
 	int rc;
 
 	ifd = path ? open(path, O_RDONLY | O_CLOEXEC) : 0;
@@ -374,12 +373,6 @@ int conv_main(const char *path, const char *out)
 		die(2, "-o %s: too long", out);
 	cv_out = out;
 	ib = xmalloc(ICAP);
-	/* 16 bytes tell a stream from a capture; no more: a capture's
-	 * first bytes go to frame_extract, whose window is 64 KiB */
-	while (ilen < 16 && (r = read(ifd, ib + ilen, 16 - ilen)) > 0)
-		ilen += r;
-	if (r < 0)
-		die(1, "%s:", name);
 	if (!(p = need(16)) && !ilen)
 		die(1, "%s: empty", name);
 	if (p && (!memcmp(p, "PERFILE2", 8) || !memcmp(p, "2ELIFREP", 8))) {
