@@ -429,7 +429,7 @@ read -r NR_CLOSE < <(printf '#include <sys/syscall.h>\nSYS_close\n' | $WCC -E -P
 case $NR_CLOSE in [0-9]*) ;; *) fail "build: SYS_close from $WCC's <sys/syscall.h>" "got '$NR_CLOSE'"; finish ;; esac
 N_REC=68; case $ARCH in i386|armhf|mipsel|mips) N_REC=40 ;; esac
 N_CLOSES=$((16 * 1048576 / N_REC * 17 / 10))
-N_CONFIG="raw_syscalls:sys_enter/id==$NR_CLOSE/ buf=16m cpus=0"
+N_CONFIG="raw_syscalls:sys_enter/id==$NR_CLOSE/ buf=16m cpus=0 zstd"
 mkdir -p "$ROOT/bin"
 if $WCC -g -O1 -fno-inline -static -Wl,--build-id -o "$ROOT/bin/wk_hot" test/work.c >"$B/work.log" 2>&1; then
 	pass "build: wk_hot for $ARCH, static, with symbols and a build-id"
@@ -863,7 +863,7 @@ print(c, first, last, bad)' "$w" "$NR_CLOSE" "$N_CLOSES")
 		*) pass "n: by $how: the dump line says the ring wrapped ($(echo "$s" | grep -o 'covers [^,]*'))" ;;
 		esac
 		# read pages: the kernel counts what it overwrote before them
-		o=$(echo "$s" | sed -n 's/.* \([0-9]*\) before them overwritten).*/\1/p')
+		o=$(echo "$s" | sed -n 's/.*[( ]\([0-9]*\) before them overwritten).*/\1/p')
 		[ "$how" = "mapped pages" ] || { [ "${o:-0}" -gt 0 ] &&
 			pass "n: by $how: the dump line counts what the kernel overwrote ($(echo "$s" | grep -o '[a-z ]*[0-9]* before them overwritten'))" ||
 			fail "n: by $how: the dump line counts what the kernel overwrote" "$s"; }
