@@ -48,7 +48,7 @@
 # merged in time order (aarch64: 8 CPUs).
 #
 # n: numbered records: a workload on cpu 0 closes fds 100000, 100001, ...
-# in order (raw_syscalls:sys_enter/id==close/ buf=16m cpus=0), about 1.7
+# in order (raw_syscalls:sys_enter/id==close/ buf=16m cpus=0 zstd), about 1.7
 # times what the ring holds, through the kernel's read path (6.10+:
 # mapped pages; before, snapshot swaps where the kernel has
 # TRACER_SNAPSHOT, else consuming reads), then SIGINT: the final dump
