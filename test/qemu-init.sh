@@ -11,6 +11,11 @@
 #      dump files go to the host through nc, as c); then pr: tracer -p on
 #      the guest's own dumps (stream, file, framed, zstd), the text to the
 #      host beside each dump
+#   n  numbered records: wk_hot on cpu 0 closes fds 100000, 100001, ...
+#      in order, about 1.7 times what a 16 MiB ring holds, through this
+#      kernel's read path (mapped pages, snapshot swaps or consuming
+#      reads), then SIGINT; the kernel's count of what cpu 0's ring
+#      holds just before; the dump to the host through nc (as c)
 #   p  (a boot of its own, "tracer_p" on the command line, 6.12) surviving
 #      a crash: each boot writes the boot before with tracer -b (framed,
 #      on the console), records with persist=boot_map, runs wk_bootN and
@@ -257,6 +262,43 @@ if [ -z "${ONLY##*c*}" ]; then
 	[ $n -gt 0 ] && [ -n "$tp" ] && kill -0 $tp 2>/dev/null && say "c: host connected" || say "c: host did not connect"
 	run_scenario c "$tp"
 	wait_exit $ncpid 20 || { say "c: nc did not exit"; kill $ncpid; }
+fi
+
+# n: numbered records overfill cpu 0's ring; the host judges that the
+# final dump holds the newest close and every one before it that the
+# ring still held (the kernel's entries of cpu 0, read just before the
+# SIGINT). Before d: a, b and c's two CPUs, the RAM d's dumps want later.
+if [ -z "${ONLY##*n*}" ]; then
+	say "n: begin -o /run/n.data '$N_CONFIG', close $N_CLOSES"
+	t0=$(cut -d' ' -f1 /proc/uptime)
+	/bin/tracer -o /run/n.data "$N_CONFIG" 2>/run/n.err &
+	tp=$!
+	if wait_for /run/n.err "recording" 60 $tp; then
+		say "n: tracer=$tp"
+		taskset 1 /bin/wk_hot close $N_CLOSES &
+		w=$!
+		wait $w
+		x=$?
+		s=$(ls -d /sys/kernel/tracing/instances/tracer.$tp* /sys/kernel/debug/tracing/instances/tracer.$tp* 2>/dev/null | head -1)
+		s=$(cat $s/per_cpu/cpu0/stats 2>/dev/null | sed -n -e 's/^entries: *\([0-9]*\)/entries=\1/p' -e 's/^overrun: *\([0-9]*\)/overrun=\1/p' | tr '\n' ' ')
+		say "n: work=$w exit=$x ring $s"
+		stop_tp n $tp
+	else
+		say "n: tracer did not start"
+		kill -9 $tp 2>/dev/null
+	fi
+	say "n: done in $(awk -v a=$t0 '{ printf "%.1f", $1 - a }' /proc/uptime)s"
+	sed "s/^/QT n err: /" /run/n.err
+	# (the host connects when it sees "serving", and stops trying at
+	# "served": an empty file is served too)
+	[ -e /run/n.data ] || : >/run/n.data
+	nc -l -p 9000 </run/n.data &
+	ncpid=$!
+	usleep 200000
+	say "n: serving n.data $(wc -c </run/n.data) bytes"
+	wait_exit $ncpid 60 || { say "n: nc did not exit"; kill $ncpid; }
+	say "n: served"
+	rm -f /run/n.data
 fi
 
 # d: what used to break, each in a few seconds. The guest booted with

@@ -47,8 +47,18 @@
 # it records it again (x86_64: 4 CPUs; aarch64: 8), every CPU's ring
 # merged in time order (aarch64: 8 CPUs).
 #
+# n: numbered records: a workload on cpu 0 closes fds 100000, 100001, ...
+# in order (raw_syscalls:sys_enter/id==close/ buf=16m cpus=0 zstd), about 1.7
+# times what the ring holds, through the kernel's read path (6.10+:
+# mapped pages; before, snapshot swaps where the kernel has
+# TRACER_SNAPSHOT, else consuming reads), then SIGINT: the final dump
+# holds the newest close and every one before it that cpu 0's ring held
+# (the kernel's entries), in order, and its line does not say it covers
+# all since the start. Not on aarch64 and armhf 5.10 nor the 24Kc, which
+# read as their 6.1 and 24Kf guests do (ONLY=n runs it there).
+#
 # Environment: QEMU_TIMEOUT (s, default 180), TRACER_QEMU_CACHE (default
-# /var/cache/tracer-qemu), ONLY=abcd (scenarios to run; x86_64 6.12
+# /var/cache/tracer-qemu), ONLY=abcdn (scenarios to run; x86_64 6.12
 # adds p, a boot of its own that panics five times, P_BOOTS=5), SMP (default 2;
 # 4 on x86_64, 8 on aarch64, 1 on MIPS), KERNEL, CPU,
 # HOSTPORT (default 9000 + arch index), TRACER_SRC (the tree whose
@@ -67,7 +77,7 @@ KERNEL=${2:-${KERNEL:-}} CPU=${CPU:-}
 CACHE=${TRACER_QEMU_CACHE:-/var/cache/tracer-qemu}
 TIMEOUT=${QEMU_TIMEOUT:-180}
 ONLY_GIVEN=${ONLY:+1}
-ONLY=${ONLY:-abcd}
+ONLY=${ONLY:-abcdn}
 SRC=${TRACER_SRC:-$TOP}
 export DEBIAN_FRONTEND=noninteractive
 
@@ -245,10 +255,14 @@ x86_64:4.4) LOCAL=x86_64-4.4.178 ONLY=r ;;
 x86_64:pmsg) LOCAL=x86_64-6.1.192-pmsg ONLY=m ;;	# pstore pmsg (scenario m)
 *:5.10) SUITE=bullseye ;;
 *:6.1) SUITE=bookworm ;;
-x86_64:6.12) SUITE=trixie; [ -n "$ONLY_GIVEN" ] || ONLY=abcdp ;;
+x86_64:6.12) SUITE=trixie; [ -n "$ONLY_GIVEN" ] || ONLY=abcdnp ;;
 *:6.12) SUITE=trixie ;;
 *) echo "KERNEL=$KERNEL: 5.10, 6.1 or 6.12 (Debian's), or 4.9, 4.4 and pmsg on x86_64"; exit 2 ;;
 esac
+
+# n on every guest but a second one of an arch that reads the same way
+# (aarch64 and armhf 5.10: snapshot swaps, as their 6.1; mips 24Kc)
+case $ARCH:$KERNEL:$CPU in aarch64:5.10:|armhf:5.10:|mips:6.1:24Kc) [ -n "$ONLY_GIVEN" ] || ONLY=${ONLY/n/} ;; esac
 
 need_root
 
@@ -413,6 +427,14 @@ TRACER_CONFIG_C="sched:sched_switch sched:sched_process_exec signal:signal_gener
 D1_CONFIG="sched:sched_switch trip=signal:signal_generate/sig==$SIGUSR1/,count=300 trip=segv buf=64k"
 D2_CONFIG="sched:sched_switch sched:sched_process_exec signal:signal_generate/sig==$SIGUSR1/ cpu-clock@199 buf=128k"
 PR_CONFIG="sched:* raw_syscalls:* signal:* printk:console cpu-clock@99 buf=64k"
+# n: close's number on ARCH (musl's <sys/syscall.h>); N_CLOSES about 1.7
+# times what 16 MiB holds of sys_enter's records: 68 bytes with a 64-bit
+# kernel's longs, 40 with a 32-bit one's
+read -r NR_CLOSE < <(printf '#include <sys/syscall.h>\nSYS_close\n' | $WCC -E -P -x c - 2>/dev/null | tail -1)
+case $NR_CLOSE in [0-9]*) ;; *) fail "build: SYS_close from $WCC's <sys/syscall.h>" "got '$NR_CLOSE'"; finish ;; esac
+N_REC=68; case $ARCH in i386|armhf|mipsel|mips) N_REC=40 ;; esac
+N_CLOSES=$((16 * 1048576 / N_REC * 17 / 10))
+N_CONFIG="raw_syscalls:sys_enter/id==$NR_CLOSE/ buf=16m cpus=0 zstd"
 mkdir -p "$ROOT/bin"
 if $WCC -g -O1 -fno-inline -static -Wl,--build-id -o "$ROOT/bin/wk_hot" test/work.c >"$B/work.log" 2>&1; then
 	pass "build: wk_hot for $ARCH, static, with symbols and a build-id"
@@ -485,6 +507,8 @@ TRACER_CONFIG_C='$TRACER_CONFIG_C'
 D1_CONFIG='$D1_CONFIG'
 D2_CONFIG='$D2_CONFIG'
 PR_CONFIG='$PR_CONFIG'
+N_CONFIG='$N_CONFIG'
+N_CLOSES=$N_CLOSES
 WORK_MASK=$WORK_MASK
 SIGUSR1=$SIGUSR1
 SETTLE_US=2500000
@@ -573,6 +597,18 @@ NCPID=$!
 	done
 ) &
 NDPID=$!
+# n: its dump, the same way once the guest says "n: serving"
+(
+	: >"$R/n.data"
+	while kill -0 $QPID 2>/dev/null && ! grep -aq "QT n: served" "$CONLOG"; do
+		if grep -aq "QT n: serving" "$CONLOG"; then
+			cat </dev/tcp/127.0.0.1/$HOSTPORT >"$R/n.part" 2>/dev/null
+			if [ -s "$R/n.part" ]; then mv "$R/n.part" "$R/n.data"; exit 0; fi
+		fi
+		sleep 0.3
+	done
+) &
+NNPID=$!
 # An s390x guest sometimes halts after poweroff -f without QEMU exiting
 # (and then ignores SIGTERM): once the guest says it is done, give QEMU
 # a few seconds, then end it.
@@ -589,7 +625,7 @@ NDPID=$!
 DONEPID=$!
 wait $QPID; QRC=$?
 kill $DONEPID 2>/dev/null; wait $DONEPID 2>/dev/null
-sleep 0.5; kill $NCPID $NDPID 2>/dev/null; wait $NCPID $NDPID 2>/dev/null
+sleep 0.5; kill $NCPID $NDPID $NNPID 2>/dev/null; wait $NCPID $NDPID $NNPID 2>/dev/null
 # the guest's lines (qt_join)
 qt_join <"$CONLOG" | grep -a '^QT ' >"$R/qt.all"
 grep -av ' err: ' "$R/qt.all" >"$R/qt.txt"
@@ -791,6 +827,67 @@ if [ -z "${ONLY##*c*}" ]; then
 	grep -q "QT c: host connected" "$R/qt.txt" && pass "c: host connected through hostfwd" || fail "c: host connected through hostfwd"
 	guest_checks c && { decode c "$R/c.data"; readers c "$R/c.data"; }
 	check "c: two or more dumps in one stream, times in order" monotonic "$R/c.data"
+fi
+
+# n: the numbered closes through this kernel's read path
+if [ -z "${ONLY##*n*}" ]; then
+	echo "-- n: $N_CLOSES numbered closes overfill cpu 0's 16 MiB ring"
+	e=$(grep -a "^QT n err: " "$R/qt.all" | sed 's/^QT n err: //')
+	# the path this kernel offers: 6.10+ maps the ring; before, snapshot
+	# swaps where it has TRACER_SNAPSHOT, else consuming reads
+	kc=$(ls "$KDIR"/boot/config-* "$KDIR"/config 2>/dev/null | head -1)
+	if [ "$(printf '%s\n' 6.10 "$KVER" | sort -V | head -1)" = 6.10 ]; then want="mapped pages"
+	elif grep -q '^CONFIG_TRACER_SNAPSHOT=y' "$kc" 2>/dev/null; then want="snapshot swaps"
+	else want="consuming reads"; fi
+	how=$(echo "$e" | sed -n 's/.*tracepoints in ftrace instance tracer\.[0-9.]*, by \([a-z ]*\);.*/\1/p' | head -1)
+	w=$(qt n work) x=$(sed -n 's/^QT n: work=[0-9]* exit=\([0-9]*\).*/\1/p' "$R/qt.txt")
+	ent=$(sed -n 's/^QT n: work=.* entries=\([0-9]*\).*/\1/p' "$R/qt.txt")
+	ovr=$(sed -n 's/^QT n: work=.* overrun=\([0-9]*\).*/\1/p' "$R/qt.txt")
+	if ! grep -q "^QT n: tracer=" "$R/qt.txt"; then
+		fail "n: tracer started in the guest" "$(echo "$e" | head -5)"
+	elif [ "$how" != "$want" ]; then
+		fail "n: $KVER reads the instance by $want (${kc##*/})" "by ${how:-?}: $(echo "$e" | grep -m1 recording)"
+	elif [ "$x" != 0 ] || [ -z "$ent" ] || [ ! -s "$R/n.data" ]; then
+		fail "n: the workload closed $N_CLOSES fds, the ring's entries, the dump" "$(grep '^QT n: \(work\|serving\)' "$R/qt.txt"); $(wc -c <"$R/n.data") bytes from the guest"
+	else
+		pass "n: $KVER reads the instance by $how; the ring holds $ent of cpu 0's closes ($ovr overwritten)"
+		# count first last breaks of wk_hot's closes of 100000 + 0..N-1 (its
+		# pid, the syscall number, the first argument, in hex)
+		set -- $(perf script -i "$R/n.data" -F pid,trace 2>"$R/n.script.err" | python3 -c '
+import sys
+pid, nr, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
+c = first = last = bad = 0
+for l in sys.stdin:
+    f = l.split()
+    if len(f) < 4 or f[0] != pid or f[2] != nr:
+        continue
+    v = int(f[3].strip("(,"), 16) - 100000
+    if not 0 <= v < n:
+        continue
+    if c and v != last + 1:
+        bad += 1
+    if not c:
+        first = v
+    c += 1
+    last = v
+print(c, first, last, bad)' "$w" "$NR_CLOSE" "$N_CLOSES")
+		# all the ring held, less 1% (closes of others on cpu 0, pages
+		# overwritten after the count was read)
+		[ "${1:-0}" -ge $((ent - ent / 100)) ] && [ "${3:-}" = $((N_CLOSES - 1)) ] && [ "${4:-}" = 0 ] &&
+			pass "n: by $how: the final dump holds the newest close and the $1 before it, in order (100000+$2..$3; the ring held $ent)" ||
+			fail "n: by $how: the final dump holds the newest close and all the ring held, in order" "${1:-0} closes, 100000+${2:-?}..${3:-?} of 0..$((N_CLOSES - 1)), ${4:-?} breaks, the ring held $ent; $(head -c 300 "$R/n.script.err")"
+		s=$(echo "$e" | grep -m1 "dump 1 (exit)")
+		case "$s" in
+		"") fail "n: dump 1 (exit)" "$(echo "$e" | grep 'dump\|tracer:' | head -4)" ;;
+		*"covers all since"*) fail "n: by $how: a ring that wrapped is not said to cover all" "$s" ;;
+		*) pass "n: by $how: the dump line says the ring wrapped ($(echo "$s" | grep -o 'covers [^,]*'))" ;;
+		esac
+		# read pages: the kernel counts what it overwrote before them
+		o=$(echo "$s" | sed -n 's/.*[( ]\([0-9]*\) before them overwritten).*/\1/p')
+		[ "$how" = "mapped pages" ] || { [ "${o:-0}" -gt 0 ] &&
+			pass "n: by $how: the dump line counts what the kernel overwrote ($(echo "$s" | grep -o '[a-z ]*[0-9]* before them overwritten'))" ||
+			fail "n: by $how: the dump line counts what the kernel overwrote" "$s"; }
+	fi
 fi
 
 if [ -z "${ONLY##*d*}" ]; then
