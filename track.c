@@ -43,14 +43,17 @@
 struct slot {
 	u32 pid, used;
 	u64 exit;		/* time of the leader's exit; 0 while live */
-	int inuse;
+	u64 born;		/* time of its first record */
 	unsigned char *b;
 };
 
 static struct slot *slots;
+static u32 nslots;	/* slots taken, never given back: the first ones */
 static unsigned char *pool;
 static struct ring *tr;
 static unsigned long evicted, dropped, unnamed;
+static u64 low;		/* no ring holds a record older (the last dump's first) */
+static u32 lowgen;	/* the dump low is from */
 
 /* A COMM (comm), FORK or EXIT (ppid, ptid) of a task the table let go.
  * c[15]: the record type << 2 | exec << 1 | sent. */
@@ -77,25 +80,31 @@ static u32 seen_n[2];	/* keys in each */
 static int smode;	/* 0: a standalone dump, 1: a stream's first, 2: its next */
 static u32 gen;		/* dumps begun */
 
-static int seen(u32 key, u32 val)
+/* Where key is in the table, or the free place for it (key's entry is
+ * 0 then), or -1: the table is full. */
+static int seen_at(u32 key)
 {
 	u32 i = key * 2654435761U, n;
 
 	for (n = 0; n < SEEN; n++, i++) {
 		i &= SEEN - 1;
-		if (seen_key[i] == key + 1) {
-			if (seen_val[i] == val)
-				return 1;
-			seen_val[i] = val;
-			return 0;
-		}
-		if (!seen_key[i]) {
-			seen_n[seen_key == seen_tab[1][0]]++;
-			seen_key[i] = key + 1;
-			seen_val[i] = val;
-			return 0;
-		}
+		if (seen_key[i] == key + 1 || !seen_key[i])
+			return i;
 	}
+	return -1;
+}
+
+/* Whether key was described as val; it is now. */
+static int seen(u32 key, u32 val)
+{
+	int i = seen_at(key);
+
+	if (i < 0 || (seen_key[i] && seen_val[i] == val))
+		return i >= 0;
+	if (!seen_key[i])
+		seen_n[seen_key == seen_tab[1][0]]++;
+	seen_key[i] = key + 1;
+	seen_val[i] = val;
 	return 0;
 }
 
@@ -103,18 +112,12 @@ static int seen(u32 key, u32 val)
  * how (*val). */
 static int seen_get(u32 key, u32 *val)
 {
-	u32 i = key * 2654435761U, n;
+	int i = seen_at(key);
 
-	for (n = 0; n < SEEN; n++, i++) {
-		i &= SEEN - 1;
-		if (seen_key[i] == key + 1) {
-			*val = seen_val[i];
-			return 1;
-		}
-		if (!seen_key[i])
-			return 0;
-	}
-	return 0;
+	if (i < 0 || !seen_key[i])
+		return 0;
+	*val = seen_val[i];
+	return 1;
 }
 
 static u32 hash(const void *p, size_t n, u32 h)
@@ -209,14 +212,36 @@ static long task_comm(u32 pid, u32 tid, char *comm)
 	return n;
 }
 
+/* A live task's parent, as perf record gives it (a FORK ahead of its
+ * COMM and maps, once): a process's from its stat, a thread's is its
+ * process. Without one, perf sched timehist shows parent -1. */
+static void proc_fork(u32 pid, u32 tid)
+{
+	struct { u32 pid, ppid, tid, ptid; u64 t; } f = { pid, pid, tid, pid, 0 };
+	char b[72], *p;
+	long n;
+
+	if (seen(tid | 1 << 30, 1))
+		return;
+	fmt(b, 32, "/proc/%u/stat", pid);
+	if (tid == pid && (n = readfile(b, b, 64)) > 0) {	/* pid (comm) S ppid */
+		b[n] = 0;
+		if ((p = xstrrchr(b, ')')))
+			f.ppid = f.ptid = xtou(p + 3, 0, 10);
+	}
+	pd_rec(REC_FORK, 0, &f, sizeof(f), "44448", 0);
+}
+
 static void comm_one(unsigned long tid, void *ctx)
 {
 	struct { u32 pid, tid; } c = { *(u32 *)ctx, tid };
 	char comm[16];
 
-	if (task_comm(c.pid, tid, comm) <= 0 || comm_seen(tid, comm))
+	if (task_comm(c.pid, tid, comm) <= 0)
 		return;
-	pd_rec(REC_COMM, 0, &c, sizeof(c), "44", comm);
+	proc_fork(c.pid, tid);
+	if (!comm_seen(tid, comm))
+		pd_rec(REC_COMM, 0, &c, sizeof(c), "44", comm);
 }
 
 /* The tasks that were there when we started. One that exits before a
@@ -462,19 +487,16 @@ static void nm_add(const struct rec_hdr *h)
 {
 	const u32 *f = (const u32 *)(h + 1);
 	struct name *n = nm + nm_head;
-	int i;
 
-	if (!nm_max || (h->type != REC_COMM && h->type != REC_FORK && h->type != REC_EXIT))
+	if (h->type == REC_MMAP2)	/* (the table holds no other) */
 		return;
 	nm_head = (nm_head + 1) % nm_max;
 	nm_n += nm_n < nm_max;
-	memset(n, 0, sizeof(*n));
 	n->t = rtime(h);
 	n->pid = f[0];
 	n->tid = f[h->type == REC_COMM ? 1 : 2];
 	if (h->type == REC_COMM)
-		for (i = 0; i < 15 && (n->c[i] = ((const char *)(f + 2))[i]); i++)
-			;
+			memcpy(n->c, f + 2, 15);	/* to its NUL, then anything */
 	else
 		memcpy(n->c, (u32[2]){ f[1], f[3] }, 8);
 	n->c[15] = h->type << 2 | !!(h->misc & MISC_COMM_EXEC) << 1 | sent(h);
@@ -514,20 +536,31 @@ static void slot_free(struct slot *s)
 	s->exit = 0;
 }
 
-static struct slot *slot_get(u32 pid, int create)
+/* An exited process's key for eviction, lowest first: one that exited
+ * before the oldest record the rings hold needs nothing of the table
+ * but its names; among the others, a longer life counts as a later exit
+ * (its samples need its maps: a process that lived 1 ms has few). */
+static u64 slot_key(const struct slot *s)
+{
+	return !s->exit ? (u64)-1 : s->exit + (s->exit < low ? 0 : (s->exit - s->born) * 8);
+}
+
+/* pid's slot; a new one (made at time t) if there is none and t. */
+static struct slot *slot_get(u32 pid, u64 t)
 {
 	struct slot *s, *old = 0, *fresh = 0;
+	u64 k = -1;
 
-	for (s = slots; s < slots + cfg_procs; s++) {
-		if (s->inuse && s->pid == pid)
+	for (s = slots; s < slots + nslots; s++) {
+		if (s->pid == pid)
 			return s;
-		if (!s->inuse && !fresh)
-			fresh = s;
-		if (s->inuse && s->exit && (!old || s->exit < old->exit))
-			old = s;
+		if (slot_key(s) < k)
+			k = slot_key(old = s);
 	}
-	if (!create)
+	if (!t)
 		return 0;
+	if (nslots < cfg_procs)
+		fresh = slots + nslots++;
 	if (!fresh && old) {
 		fresh = old;
 		slot_free(old);
@@ -540,7 +573,7 @@ static struct slot *slot_get(u32 pid, int create)
 	fresh->pid = pid;
 	fresh->used = 0;
 	fresh->exit = 0;
-	fresh->inuse = 1;
+	fresh->born = t;
 	return fresh;
 }
 
@@ -579,8 +612,13 @@ static void slot_add(struct slot *s, const struct rec_hdr *h)
 		return;
 	while (s->used + h->size > SLOT) {
 		unsigned off = slot_victim(s);
-		u16 n = ((struct rec_hdr *)(s->b + off))->size;
+		struct rec_hdr *v = (void *)(s->b + off);
+		u16 n = v->size;
 
+		/* a COMM or EXIT leaves its name (a FORK of a live task
+		 * does not go out: see the top) */
+		if (v->type != REC_FORK)
+			nm_add(v);
 		memmove(s->b + off, s->b + off + n, s->used - off - n);
 		s->used -= n;
 	}
@@ -687,6 +725,7 @@ static void fold(struct rec_hdr *h)
 	const struct rec_hdr *c;
 	unsigned off, min = h->type == REC_MMAP2 ? 72 + 8 + 32 : h->type == REC_COMM ? 24 + 32 : 32 + 32;
 	const unsigned char *b = (const void *)h;
+	u64 t = rtime(h);
 
 	/* The kernel's records are whole, but trust no size: each must hold
 	 * its body and the trailer, and a name must end inside it. */
@@ -698,41 +737,42 @@ static void fold(struct rec_hdr *h)
 		mmap_build_id(h);
 		/* fall through */
 	case REC_COMM:
-		slot_add(slot_get(f[0], 1), h);
+		slot_add(slot_get(f[0], t), h);
 		break;
 	case REC_FORK:		/* pid, ppid, tid, ptid, time */
 		p = slot_get(f[1], 0);
 		if (f[0] != f[2]) {	/* a new thread: the comm of its creator */
-			s = slot_get(f[0], 1);
+			s = slot_get(f[0], t);
 			if (s)
 				slot_add(s, h);
-			fork_comm(s, s, f, rtime(h));
+			fork_comm(s, s, f, t);
 			break;
 		}
 		s = slot_get(f[0], 0);
 		if (s && s->exit)	/* a reused pid: the old process is gone */
 			slot_free(s);
 		else if (!s)
-			s = slot_get(f[0], 1);
+			s = slot_get(f[0], t);
 		if (!s) {		/* not kept: its name all the same */
-			fork_comm(p, 0, f, rtime(h));
+			fork_comm(p, 0, f, t);
 			break;
 		}
+		s->born = t;
 		slot_add(s, h);		/* first: perf clears the maps at a FORK */
-		fork_comm(p, s, f, rtime(h));
+		fork_comm(p, s, f, t);
 		if (!p || p == s)	/* pid == ppid: a container's pid 0 */
 			break;
 		for (off = 0; off < p->used; off += c->size) {
 			c = (const void *)(p->b + off);
 			if (c->type == REC_MMAP2)
-				slot_copy(s, c, f[0], f[0], rtime(h));
+				slot_copy(s, c, f[0], f[0], t);
 		}
 		break;
 	case REC_EXIT:
 		s = slot_get(f[0], 0);
 		slot_add(s, h);
 		if (s && f[0] == f[2])
-			s->exit = rtime(h) | 1;
+			s->exit = t | 1;
 		break;
 	}
 }
@@ -918,8 +958,8 @@ size_t track_copy(unsigned char *dst)
 		}
 		n += nm_rec(dst + n, e);
 	}
-	for (s = slots; s && s < slots + cfg_procs; s++) {
-		for (off = 0; s->inuse && off < s->used; off += ((struct rec_hdr *)(s->b + off))->size) {
+	for (s = slots; s < slots + nslots; s++) {
+		for (off = 0; off < s->used; off += ((struct rec_hdr *)(s->b + off))->size) {
 			struct rec_hdr *h = (void *)(s->b + off);
 			unsigned char *id = s->b + off + h->size - 8;
 			const u32 *f = (const u32 *)(h + 1);
@@ -951,25 +991,26 @@ size_t track_max(void)
 void track_sample(const struct rec_hdr *h)
 {
 	u32 tid, v;
+	u64 t;
 
-	if (!slots || h->type != REC_SAMPLE || h->size < 32)
+	/* IDENTIFIER IP PID TID TIME: every sample has them */
+	if (!slots || h->type != REC_SAMPLE || h->size < 40)
 		return;
 	memcpy(&tid, (const unsigned char *)h + 28, 4);
-	if (!tid || tid == (u32)-1 || (seen_get(tid, &v) && (v & 1 || v == gen * 2)))
-		return;
-	seen(tid, gen * 2);
-	unnamed++;
+	memcpy(&t, (const unsigned char *)h + 32, 8);
+	if (lowgen != gen) {	/* the dump's first: its oldest */
+		lowgen = gen;
+		low = t > low ? t : low;
+	}
+	if (tid && tid != (u32)-1 && !(seen_get(tid, &v) && v & 1) && !seen(tid, gen * 2))
+		unnamed++;
 }
 
 /* For the dump line: how full the table is. */
 void track_stats(unsigned long *used, unsigned long *ev, unsigned long *dr, unsigned long *un)
 {
 	*un = unnamed;
-	struct slot *s;
-
-	*used = 0;
-	for (s = slots; s && s < slots + cfg_procs; s++)
-		*used += s->inuse;
+	*used = nslots;
 	*ev = evicted;
 	*dr = dropped;
 }
