@@ -213,23 +213,24 @@ static long task_comm(u32 pid, u32 tid, char *comm)
 }
 
 /* A live task's parent, as perf record gives it (a FORK ahead of its
- * COMM and maps, once): a process's from its stat, a thread's is its
+ * COMMs and maps, once): a process's from its stat, a thread's is its
  * process. Without one, perf sched timehist shows parent -1. */
 static void proc_fork(u32 pid, u32 tid)
 {
 	struct { u32 pid, ppid, tid, ptid; u64 t; } f = { pid, pid, tid, pid, 0 };
-	char b[72], *p;
+	char b[72], *p = 0;
 	long n;
 
-	if (seen(tid | 1 << 30, 1))
-		return;
 	fmt(b, 32, "/proc/%u/stat", pid);
-	if (tid == pid && (n = readfile(b, b, 64)) > 0) {	/* pid (comm) S ppid */
-		b[n] = 0;
-		if ((p = xstrrchr(b, ')')))
-			f.ppid = f.ptid = xtou(p + 3, 0, 10);
+	if (tid == pid) {	/* pid (comm) S ppid */
+		if ((n = readfile(b, b, 64)) > 0)
+			b[n] = 0, p = xstrrchr(b, ')');
+		if (!p)
+			return;	/* gone */
+		f.ppid = f.ptid = xtou(p + 3, 0, 10);
 	}
-	pd_rec(REC_FORK, 0, &f, sizeof(f), "44448", 0);
+	if (!seen(tid | 1 << 30, 1))
+		pd_rec(REC_FORK, 0, &f, sizeof(f), "44448", 0);
 }
 
 static void comm_one(unsigned long tid, void *ctx)
@@ -281,8 +282,8 @@ static const struct pre *pre_find(u32 tid)
 	return 0;
 }
 
-/* For a dump, after the table and before /proc: a COMM for each task of
- * the start that the table does not describe, and, where the table
+/* For a dump, after the table and before /proc: a FORK for each live
+ * task of the start, a COMM for each that the table does not describe, and, where the table
  * describes a later name (an exec, a rename), the name before it (not
  * marked: the table's is the latest). /proc's, after, wins for a task
  * that is still there under another name. */
@@ -294,6 +295,7 @@ void track_gone(void)
 	for (i = 0; i < npre; i++) {
 		const char *c = pre[i].comm;
 
+		proc_fork(pre[i].pid, pre[i].tid);	/* (first: a FORK names it anew) */
 		if (!seen_get(pre[i].tid, &v))
 			comm_seen(pre[i].tid, c);
 		else if (smode == 2 || v == comm_hash(c))
