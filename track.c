@@ -43,7 +43,6 @@
 struct slot {
 	u32 pid, used;
 	u64 exit;		/* time of the leader's exit; 0 while live */
-	u64 born;		/* time of its first record */
 	unsigned char *b;
 };
 
@@ -195,53 +194,56 @@ static void each_num(const char *dir, void (*fn)(unsigned long, void *), void *c
 	dir_each(dir, num_one, &w);
 }
 
-/* A task's comm from /proc into comm[16]; its length, or <= 0. */
-static long task_comm(u32 pid, u32 tid, char *comm)
+/* A task's comm from /proc into comm[16], and its process's parent
+ * (*ppid); the comm's length, or <= 0. "pid (comm) S ppid ...": a comm
+ * may hold any byte, the last ')' ends it. */
+static long task_comm(u32 pid, u32 tid, char *comm, u32 *ppid)
 {
-	char path[64], *p;
+	char b[96], *p, *q;
 	long n;
 
-	memcpy(path, "/proc/", 6);
-	p = utoa(path + 6, pid);
-	memcpy(p, "/task/", 6);
-	p = utoa(p + 6, tid);
-	memcpy(p, "/comm", 6);
-	n = readfile(path, comm, 15);
-	if (n > 0)
-		comm[n - (comm[n - 1] == '\n')] = 0;
+	fmt(b, 64, "/proc/%u/task/%u/stat", pid, tid);
+	n = readfile(b, b, sizeof(b) - 1);
+	if (n <= 0)
+		return -1;
+	b[n] = 0;
+	q = xstrchr(b, '(');
+	p = xstrrchr(b, ')');
+	if (!q || !p || p - q > 16)
+		return -1;
+	n = p - q - 1;
+	memcpy(comm, q + 1, n);
+	comm[n] = 0;
+	*ppid = xtou(p + 3, 0, 10);
 	return n;
 }
 
-/* A live task's parent, as perf record gives it (a FORK ahead of its
- * COMMs and maps, once): a process's from its stat, a thread's is its
- * process. Without one, perf sched timehist shows parent -1. */
-static void proc_fork(u32 pid, u32 tid)
+/* A task's parent, as perf record gives it (a FORK ahead of its COMMs
+ * and maps, once): a process's from its stat, a thread's is its
+ * process. Without one, perf sched timehist shows parent -1. perf names
+ * the task anew from its parent then: the caller sends its COMM after
+ * (1 returned) even if it did before. */
+static int proc_fork(u32 pid, u32 tid, u32 ppid)
 {
-	struct { u32 pid, ppid, tid, ptid; u64 t; } f = { pid, pid, tid, pid, 0 };
-	char b[72], *p = 0;
-	long n;
+	struct { u32 pid, ppid, tid, ptid; u64 t; } f = { pid, ppid, tid, ppid, 0 };
 
-	fmt(b, 32, "/proc/%u/stat", pid);
-	if (tid == pid) {	/* pid (comm) S ppid */
-		if ((n = readfile(b, b, 64)) > 0)
-			b[n] = 0, p = xstrrchr(b, ')');
-		if (!p)
-			return;	/* gone */
-		f.ppid = f.ptid = xtou(p + 3, 0, 10);
-	}
-	if (!seen(tid | 1 << 30, 1))
-		pd_rec(REC_FORK, 0, &f, sizeof(f), "44448", 0);
+	if (tid != pid)
+		f.ppid = f.ptid = pid;
+	if (seen(tid | 1 << 30, 1))
+		return 0;
+	pd_rec(REC_FORK, 0, &f, sizeof(f), "44448", 0);
+	return 1;
 }
 
 static void comm_one(unsigned long tid, void *ctx)
 {
 	struct { u32 pid, tid; } c = { *(u32 *)ctx, tid };
 	char comm[16];
+	u32 pp;
 
-	if (task_comm(c.pid, tid, comm) <= 0)
+	if (task_comm(c.pid, tid, comm, &pp) <= 0)
 		return;
-	proc_fork(c.pid, tid);
-	if (!comm_seen(tid, comm))
+	if (proc_fork(c.pid, tid, pp) | !comm_seen(tid, comm))
 		pd_rec(REC_COMM, 0, &c, sizeof(c), "44", comm);
 }
 
@@ -249,14 +251,14 @@ static void comm_one(unsigned long tid, void *ctx)
  * dump is in neither the table (its COMM went by before we looked) nor
  * /proc: the dump names it from here. */
 #define NPRE 4096
-static struct pre { u32 pid, tid; char comm[16]; } *pre;
+static struct pre { u32 pid, tid, ppid; char comm[16]; } *pre;
 static size_t npre;
 
 static void pre_task(unsigned long tid, void *ctx)
 {
 	struct pre *e = pre + npre;
 
-	if (npre < NPRE && task_comm(*(u32 *)ctx, tid, e->comm) > 0) {
+	if (npre < NPRE && task_comm(*(u32 *)ctx, tid, e->comm, &e->ppid) > 0) {
 		e->pid = *(u32 *)ctx;
 		e->tid = tid;
 		npre++;
@@ -282,11 +284,11 @@ static const struct pre *pre_find(u32 tid)
 	return 0;
 }
 
-/* For a dump, after the table and before /proc: a FORK for each live
- * task of the start, a COMM for each that the table does not describe, and, where the table
- * describes a later name (an exec, a rename), the name before it (not
- * marked: the table's is the latest). /proc's, after, wins for a task
- * that is still there under another name. */
+/* For a dump, after the table and before /proc: for each task of the
+ * start, its FORK (its parent then) and its COMM, the name before any
+ * the table describes (an exec, a rename: not marked then, the table's
+ * is the latest). /proc's, after, wins for a task that is still there
+ * under another name. */
 void track_gone(void)
 {
 	size_t i;
@@ -295,11 +297,12 @@ void track_gone(void)
 	for (i = 0; i < npre; i++) {
 		const char *c = pre[i].comm;
 
-		proc_fork(pre[i].pid, pre[i].tid);	/* (first: a FORK names it anew) */
-		if (!seen_get(pre[i].tid, &v))
-			comm_seen(pre[i].tid, c);
-		else if (smode == 2 || v == comm_hash(c))
+		/* Once a stream's: again only when its table of what it sent
+		 * started anew (then /proc's COMM, after, is the latest). */
+		if (!proc_fork(pre[i].pid, pre[i].tid, pre[i].ppid))
 			continue;
+		if (!seen_get(pre[i].tid, &v) || smode == 2)
+			comm_seen(pre[i].tid, c);
 		pd_comm(pre[i].pid, pre[i].tid, c);
 	}
 }
@@ -540,11 +543,12 @@ static void slot_free(struct slot *s)
 
 /* An exited process's key for eviction, lowest first: one that exited
  * before the oldest record the rings hold needs nothing of the table
- * but its names; among the others, a longer life counts as a later exit
- * (its samples need its maps: a process that lived 1 ms has few). */
+ * but its names; among the others, a longer life (from its first
+ * record, a FORK most often) counts as a later exit (its samples need
+ * its maps: a process that lived 1 ms has few). */
 static u64 slot_key(const struct slot *s)
 {
-	return !s->exit ? (u64)-1 : s->exit + (s->exit < low ? 0 : (s->exit - s->born) * 8);
+	return !s->exit ? (u64)-1 : s->exit + (s->exit < low ? 0 : (s->exit - rtime((void *)s->b)) * 8);
 }
 
 /* pid's slot; a new one (made at time t) if there is none and t. */
@@ -575,7 +579,6 @@ static struct slot *slot_get(u32 pid, u64 t)
 	fresh->pid = pid;
 	fresh->used = 0;
 	fresh->exit = 0;
-	fresh->born = t;
 	return fresh;
 }
 
@@ -668,10 +671,11 @@ static void slot_proc_comm(struct slot *to, const u32 *f, u64 t)
 	struct rec_hdr *h = (void *)b;
 	char *c = (char *)(b + 2);
 	const struct pre *e = pre_find(f[3]);
+	u32 v;
 
 	if (e)
 		memcpy(c, e->comm, 16);
-	else if (task_comm(f[1], f[3], c) <= 0)
+	else if (task_comm(f[1], f[3], c, &v) <= 0)
 		return;
 	h->type = REC_COMM;
 	h->size = sizeof(b);
@@ -759,7 +763,6 @@ static void fold(struct rec_hdr *h)
 			fork_comm(p, 0, f, t);
 			break;
 		}
-		s->born = t;
 		slot_add(s, h);		/* first: perf clears the maps at a FORK */
 		fork_comm(p, s, f, t);
 		if (!p || p == s)	/* pid == ppid: a container's pid 0 */
@@ -847,7 +850,7 @@ static int track_event(int cpu)
 	a.flags = ATTR_SAMPLE_ID_ALL | ATTR_EXCLUDE_GUEST | ATTR_WATERMARK |
 		  ATTR_BIT(8) /* mmap */ | ATTR_BIT(9) /* comm */ | ATTR_BIT(13) /* task */ |
 		  ATTR_BIT(23) /* mmap2 */ | ATTR_BIT(24) /* comm_exec */;
-	a.wakeup_events = trsize / 2;	/* wakeup_watermark: batches */
+	a.wakeup_events = trsize / 4;	/* wakeup_watermark: batches, and 3/4 of the ring left for the time it takes us to wake */
 	return ring_event_open(&a, cpu, -1);
 }
 
