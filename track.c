@@ -11,11 +11,11 @@
  * timestamps, sorted among the samples, so perf sees each comm and map
  * as it was when it applied.
  *
- * The table holds procs= processes. When full, the process that exited
- * longest ago makes room; a live process is never evicted. What a task
- * evicted (or never kept: every slot live) leaves is its names, forks
- * and exits, 32 bytes each, in a FIFO of NAMES per slot: the maps are
- * what costs, and perf names a task from its COMMs alone.
+ * The table holds procs= processes. When full, an exited process makes
+ * room (slot_key); a live process is never evicted. What a task evicted
+ * (or never kept: every slot live) leaves is its names, forks and exits,
+ * 32 bytes each, in a FIFO of NAMES per slot: the maps are what costs,
+ * and perf names a task from its COMMs alone.
  * A fork is folded here by copying the parent's comm and maps to the
  * child. Its FORK record is passed on only for a task whose exit the
  * table holds too, first among its records of that time: perf 6.1 drops
@@ -196,10 +196,12 @@ static void each_num(const char *dir, void (*fn)(unsigned long, void *), void *c
 
 /* A task's comm from /proc into comm[16], and its process's parent
  * (*ppid); the comm's length, or <= 0. "pid (comm) S ppid ...": a comm
- * may hold any byte, the last ')' ends it. */
+ * may hold any byte, the last ')' ends it. A kernel thread's may be
+ * longer than the kernel's 15 bytes ("kworker/0:1H-kblockd", a 6.x
+ * kthread's full name): cut as the kernel's. */
 static long task_comm(u32 pid, u32 tid, char *comm, u32 *ppid)
 {
-	char b[96], *p, *q;
+	char b[160], *p, *q;
 	long n;
 
 	fmt(b, 64, "/proc/%u/task/%u/stat", pid, tid);
@@ -209,9 +211,9 @@ static long task_comm(u32 pid, u32 tid, char *comm, u32 *ppid)
 	b[n] = 0;
 	q = xstrchr(b, '(');
 	p = xstrrchr(b, ')');
-	if (!q || !p || p - q > 16)
+	if (!q || !p || p < q)
 		return -1;
-	n = p - q - 1;
+	n = p - q - 1 < 15 ? p - q - 1 : 15;
 	memcpy(comm, q + 1, n);
 	comm[n] = 0;
 	*ppid = xtou(p + 3, 0, 10);
@@ -501,7 +503,7 @@ static void nm_add(const struct rec_hdr *h)
 	n->pid = f[0];
 	n->tid = f[h->type == REC_COMM ? 1 : 2];
 	if (h->type == REC_COMM)
-			memcpy(n->c, f + 2, 15);	/* to its NUL, then anything */
+		memcpy(n->c, f + 2, 15);	/* to its NUL, then anything */
 	else
 		memcpy(n->c, (u32[2]){ f[1], f[3] }, 8);
 	n->c[15] = h->type << 2 | !!(h->misc & MISC_COMM_EXEC) << 1 | sent(h);
@@ -850,7 +852,9 @@ static int track_event(int cpu)
 	a.flags = ATTR_SAMPLE_ID_ALL | ATTR_EXCLUDE_GUEST | ATTR_WATERMARK |
 		  ATTR_BIT(8) /* mmap */ | ATTR_BIT(9) /* comm */ | ATTR_BIT(13) /* task */ |
 		  ATTR_BIT(23) /* mmap2 */ | ATTR_BIT(24) /* comm_exec */;
-	a.wakeup_events = trsize / 4;	/* wakeup_watermark: batches, and 3/4 of the ring left for the time it takes us to wake */
+	/* wakeup_watermark: batches, and 3/4 of the ring for the time we
+	 * take to wake */
+	a.wakeup_events = trsize / 4;
 	return ring_event_open(&a, cpu, -1);
 }
 
