@@ -97,6 +97,12 @@ if start_tracer "$T/lv" -o "$T/lv.data" 'buf=4m'; then
 	s=$(perf sched timehist -s -i "$T/lv.data" 2>/dev/null | sed -n "s/^ *\($LY\|$LZ\)\[\([0-9]*\)\] *\(-*[0-9]*\) .*/\2 \3/p" | sort -u | tr '\n' ' ')
 	testing "live tasks (older than tracer, and newer): perf sched timehist -s names their parent" \
 		"$(printf '%s\n' "$LYP $$" "$LZP $$" | sort | tr '\n' ' ')" "$s"
+	# every task that switched out has a name: kernel threads too, whose
+	# /proc name can be longer than the kernel's 15 bytes (a kworker's
+	# workqueue, a 6.x kthread's full name)
+	s=$(perf script -i "$T/lv.data" -F comm,tid,event,trace 2>/dev/null | awk '/sched_switch:/ && $1 ~ /^:[0-9]+$/ {
+		p = $0; sub(/.*prev_pid=/, "", p); sub(/ .*/, "", p); if (p == $2) { c = $0; sub(/.*prev_comm=/, "", c); sub(/ prev_pid=.*/, "", c); print $2 "=" c } }' | sort -u | tr '\n' ' ')
+	testing "every task that switched out has a name (kernel threads too)" "" "$s"
 fi
 kill $LYP 2>/dev/null
 
