@@ -11,11 +11,11 @@
  * timestamps, sorted among the samples, so perf sees each comm and map
  * as it was when it applied.
  *
- * The table holds procs= processes. When full, the process that exited
- * longest ago makes room; a live process is never evicted. What a task
- * evicted (or never kept: every slot live) leaves is its names, forks
- * and exits, 32 bytes each, in a FIFO of NAMES per slot: the maps are
- * what costs, and perf names a task from its COMMs alone.
+ * The table holds procs= processes. When full, an exited process makes
+ * room (slot_key); a live process is never evicted. What a task evicted
+ * (or never kept: every slot live) leaves is its names, forks and exits,
+ * 32 bytes each, in a FIFO of NAMES per slot: the maps are what costs,
+ * and perf names a task from its COMMs alone.
  * A fork is folded here by copying the parent's comm and maps to the
  * child. Its FORK record is passed on only for a task whose exit the
  * table holds too, first among its records of that time: perf 6.1 drops
@@ -43,14 +43,16 @@
 struct slot {
 	u32 pid, used;
 	u64 exit;		/* time of the leader's exit; 0 while live */
-	int inuse;
 	unsigned char *b;
 };
 
 static struct slot *slots;
+static u32 nslots;	/* slots taken, never given back: the first ones */
 static unsigned char *pool;
 static struct ring *tr;
 static unsigned long evicted, dropped, unnamed;
+static u64 low;		/* no ring holds a record older (the last dump's first) */
+static u32 lowgen;	/* the dump low is from */
 
 /* A COMM (comm), FORK or EXIT (ppid, ptid) of a task the table let go.
  * c[15]: the record type << 2 | exec << 1 | sent. */
@@ -77,25 +79,31 @@ static u32 seen_n[2];	/* keys in each */
 static int smode;	/* 0: a standalone dump, 1: a stream's first, 2: its next */
 static u32 gen;		/* dumps begun */
 
-static int seen(u32 key, u32 val)
+/* Where key is in the table, or the free place for it (key's entry is
+ * 0 then), or -1: the table is full. */
+static int seen_at(u32 key)
 {
 	u32 i = key * 2654435761U, n;
 
 	for (n = 0; n < SEEN; n++, i++) {
 		i &= SEEN - 1;
-		if (seen_key[i] == key + 1) {
-			if (seen_val[i] == val)
-				return 1;
-			seen_val[i] = val;
-			return 0;
-		}
-		if (!seen_key[i]) {
-			seen_n[seen_key == seen_tab[1][0]]++;
-			seen_key[i] = key + 1;
-			seen_val[i] = val;
-			return 0;
-		}
+		if (seen_key[i] == key + 1 || !seen_key[i])
+			return i;
 	}
+	return -1;
+}
+
+/* Whether key was described as val; it is now. */
+static int seen(u32 key, u32 val)
+{
+	int i = seen_at(key);
+
+	if (i < 0 || (seen_key[i] && seen_val[i] == val))
+		return i >= 0;
+	if (!seen_key[i])
+		seen_n[seen_key == seen_tab[1][0]]++;
+	seen_key[i] = key + 1;
+	seen_val[i] = val;
 	return 0;
 }
 
@@ -103,18 +111,12 @@ static int seen(u32 key, u32 val)
  * how (*val). */
 static int seen_get(u32 key, u32 *val)
 {
-	u32 i = key * 2654435761U, n;
+	int i = seen_at(key);
 
-	for (n = 0; n < SEEN; n++, i++) {
-		i &= SEEN - 1;
-		if (seen_key[i] == key + 1) {
-			*val = seen_val[i];
-			return 1;
-		}
-		if (!seen_key[i])
-			return 0;
-	}
-	return 0;
+	if (i < 0 || !seen_key[i])
+		return 0;
+	*val = seen_val[i];
+	return 1;
 }
 
 static u32 hash(const void *p, size_t n, u32 h)
@@ -192,45 +194,73 @@ static void each_num(const char *dir, void (*fn)(unsigned long, void *), void *c
 	dir_each(dir, num_one, &w);
 }
 
-/* A task's comm from /proc into comm[16]; its length, or <= 0. */
-static long task_comm(u32 pid, u32 tid, char *comm)
+/* A task's comm from /proc into comm[16], and its process's parent
+ * (*ppid); the comm's length, or <= 0. "pid (comm) S ppid ...": a comm
+ * may hold any byte, the last ')' ends it. A kernel thread's may be
+ * longer than the kernel's 15 bytes ("kworker/0:1H-kblockd", a 6.x
+ * kthread's full name): cut as the kernel's. */
+static long task_comm(u32 pid, u32 tid, char *comm, u32 *ppid)
 {
-	char path[64], *p;
+	char b[160], *p, *q;
 	long n;
 
-	memcpy(path, "/proc/", 6);
-	p = utoa(path + 6, pid);
-	memcpy(p, "/task/", 6);
-	p = utoa(p + 6, tid);
-	memcpy(p, "/comm", 6);
-	n = readfile(path, comm, 15);
-	if (n > 0)
-		comm[n - (comm[n - 1] == '\n')] = 0;
+	fmt(b, 64, "/proc/%u/task/%u/stat", pid, tid);
+	n = readfile(b, b, sizeof(b) - 1);
+	if (n <= 0)
+		return -1;
+	b[n] = 0;
+	q = xstrchr(b, '(');
+	p = xstrrchr(b, ')');
+	if (!q || !p || p < q)
+		return -1;
+	n = p - q - 1 < 15 ? p - q - 1 : 15;
+	memcpy(comm, q + 1, n);
+	comm[n] = 0;
+	*ppid = xtou(p + 3, 0, 10);
 	return n;
+}
+
+/* A task's parent, as perf record gives it (a FORK ahead of its COMMs
+ * and maps, once): a process's from its stat, a thread's is its
+ * process. Without one, perf sched timehist shows parent -1. perf names
+ * the task anew from its parent then: the caller sends its COMM after
+ * (1 returned) even if it did before. */
+static int proc_fork(u32 pid, u32 tid, u32 ppid)
+{
+	struct { u32 pid, ppid, tid, ptid; u64 t; } f = { pid, ppid, tid, ppid, 0 };
+
+	if (tid != pid)
+		f.ppid = f.ptid = pid;
+	if (seen(tid | 1 << 30, 1))
+		return 0;
+	pd_rec(REC_FORK, 0, &f, sizeof(f), "44448", 0);
+	return 1;
 }
 
 static void comm_one(unsigned long tid, void *ctx)
 {
 	struct { u32 pid, tid; } c = { *(u32 *)ctx, tid };
 	char comm[16];
+	u32 pp;
 
-	if (task_comm(c.pid, tid, comm) <= 0 || comm_seen(tid, comm))
+	if (task_comm(c.pid, tid, comm, &pp) <= 0)
 		return;
-	pd_rec(REC_COMM, 0, &c, sizeof(c), "44", comm);
+	if (proc_fork(c.pid, tid, pp) | !comm_seen(tid, comm))
+		pd_rec(REC_COMM, 0, &c, sizeof(c), "44", comm);
 }
 
 /* The tasks that were there when we started. One that exits before a
  * dump is in neither the table (its COMM went by before we looked) nor
  * /proc: the dump names it from here. */
 #define NPRE 4096
-static struct pre { u32 pid, tid; char comm[16]; } *pre;
+static struct pre { u32 pid, tid, ppid; char comm[16]; } *pre;
 static size_t npre;
 
 static void pre_task(unsigned long tid, void *ctx)
 {
 	struct pre *e = pre + npre;
 
-	if (npre < NPRE && task_comm(*(u32 *)ctx, tid, e->comm) > 0) {
+	if (npre < NPRE && task_comm(*(u32 *)ctx, tid, e->comm, &e->ppid) > 0) {
 		e->pid = *(u32 *)ctx;
 		e->tid = tid;
 		npre++;
@@ -256,11 +286,11 @@ static const struct pre *pre_find(u32 tid)
 	return 0;
 }
 
-/* For a dump, after the table and before /proc: a COMM for each task of
- * the start that the table does not describe, and, where the table
- * describes a later name (an exec, a rename), the name before it (not
- * marked: the table's is the latest). /proc's, after, wins for a task
- * that is still there under another name. */
+/* For a dump, after the table and before /proc: for each task of the
+ * start, its FORK (its parent then) and its COMM, the name before any
+ * the table describes (an exec, a rename: not marked then, the table's
+ * is the latest). /proc's, after, wins for a task that is still there
+ * under another name. */
 void track_gone(void)
 {
 	size_t i;
@@ -269,10 +299,12 @@ void track_gone(void)
 	for (i = 0; i < npre; i++) {
 		const char *c = pre[i].comm;
 
-		if (!seen_get(pre[i].tid, &v))
-			comm_seen(pre[i].tid, c);
-		else if (smode == 2 || v == comm_hash(c))
+		/* Once a stream's: again only when its table of what it sent
+		 * started anew (then /proc's COMM, after, is the latest). */
+		if (!proc_fork(pre[i].pid, pre[i].tid, pre[i].ppid))
 			continue;
+		if (!seen_get(pre[i].tid, &v) || smode == 2)
+			comm_seen(pre[i].tid, c);
 		pd_comm(pre[i].pid, pre[i].tid, c);
 	}
 }
@@ -462,19 +494,16 @@ static void nm_add(const struct rec_hdr *h)
 {
 	const u32 *f = (const u32 *)(h + 1);
 	struct name *n = nm + nm_head;
-	int i;
 
-	if (!nm_max || (h->type != REC_COMM && h->type != REC_FORK && h->type != REC_EXIT))
+	if (h->type == REC_MMAP2)	/* (the table holds no other) */
 		return;
 	nm_head = (nm_head + 1) % nm_max;
 	nm_n += nm_n < nm_max;
-	memset(n, 0, sizeof(*n));
 	n->t = rtime(h);
 	n->pid = f[0];
 	n->tid = f[h->type == REC_COMM ? 1 : 2];
 	if (h->type == REC_COMM)
-		for (i = 0; i < 15 && (n->c[i] = ((const char *)(f + 2))[i]); i++)
-			;
+		memcpy(n->c, f + 2, 15);	/* to its NUL, then anything */
 	else
 		memcpy(n->c, (u32[2]){ f[1], f[3] }, 8);
 	n->c[15] = h->type << 2 | !!(h->misc & MISC_COMM_EXEC) << 1 | sent(h);
@@ -514,20 +543,32 @@ static void slot_free(struct slot *s)
 	s->exit = 0;
 }
 
-static struct slot *slot_get(u32 pid, int create)
+/* An exited process's key for eviction, lowest first: one that exited
+ * before the oldest record the rings hold needs nothing of the table
+ * but its names; among the others, a longer life (from its first
+ * record, a FORK most often) counts as a later exit (its samples need
+ * its maps: a process that lived 1 ms has few). */
+static u64 slot_key(const struct slot *s)
+{
+	return !s->exit ? (u64)-1 : s->exit + (s->exit < low ? 0 : (s->exit - rtime((void *)s->b)) * 8);
+}
+
+/* pid's slot; a new one (made at time t) if there is none and t. */
+static struct slot *slot_get(u32 pid, u64 t)
 {
 	struct slot *s, *old = 0, *fresh = 0;
+	u64 k = -1;
 
-	for (s = slots; s < slots + cfg_procs; s++) {
-		if (s->inuse && s->pid == pid)
+	for (s = slots; s < slots + nslots; s++) {
+		if (s->pid == pid)
 			return s;
-		if (!s->inuse && !fresh)
-			fresh = s;
-		if (s->inuse && s->exit && (!old || s->exit < old->exit))
-			old = s;
+		if (slot_key(s) < k)
+			k = slot_key(old = s);
 	}
-	if (!create)
+	if (!t)
 		return 0;
+	if (nslots < cfg_procs)
+		fresh = slots + nslots++;
 	if (!fresh && old) {
 		fresh = old;
 		slot_free(old);
@@ -540,7 +581,6 @@ static struct slot *slot_get(u32 pid, int create)
 	fresh->pid = pid;
 	fresh->used = 0;
 	fresh->exit = 0;
-	fresh->inuse = 1;
 	return fresh;
 }
 
@@ -579,8 +619,13 @@ static void slot_add(struct slot *s, const struct rec_hdr *h)
 		return;
 	while (s->used + h->size > SLOT) {
 		unsigned off = slot_victim(s);
-		u16 n = ((struct rec_hdr *)(s->b + off))->size;
+		struct rec_hdr *v = (void *)(s->b + off);
+		u16 n = v->size;
 
+		/* a COMM or EXIT leaves its name (a FORK of a live task
+		 * does not go out: see the top) */
+		if (v->type != REC_FORK)
+			nm_add(v);
 		memmove(s->b + off, s->b + off + n, s->used - off - n);
 		s->used -= n;
 	}
@@ -628,10 +673,11 @@ static void slot_proc_comm(struct slot *to, const u32 *f, u64 t)
 	struct rec_hdr *h = (void *)b;
 	char *c = (char *)(b + 2);
 	const struct pre *e = pre_find(f[3]);
+	u32 v;
 
 	if (e)
 		memcpy(c, e->comm, 16);
-	else if (task_comm(f[1], f[3], c) <= 0)
+	else if (task_comm(f[1], f[3], c, &v) <= 0)
 		return;
 	h->type = REC_COMM;
 	h->size = sizeof(b);
@@ -687,6 +733,7 @@ static void fold(struct rec_hdr *h)
 	const struct rec_hdr *c;
 	unsigned off, min = h->type == REC_MMAP2 ? 72 + 8 + 32 : h->type == REC_COMM ? 24 + 32 : 32 + 32;
 	const unsigned char *b = (const void *)h;
+	u64 t = rtime(h);
 
 	/* The kernel's records are whole, but trust no size: each must hold
 	 * its body and the trailer, and a name must end inside it. */
@@ -698,41 +745,41 @@ static void fold(struct rec_hdr *h)
 		mmap_build_id(h);
 		/* fall through */
 	case REC_COMM:
-		slot_add(slot_get(f[0], 1), h);
+		slot_add(slot_get(f[0], t), h);
 		break;
 	case REC_FORK:		/* pid, ppid, tid, ptid, time */
 		p = slot_get(f[1], 0);
 		if (f[0] != f[2]) {	/* a new thread: the comm of its creator */
-			s = slot_get(f[0], 1);
+			s = slot_get(f[0], t);
 			if (s)
 				slot_add(s, h);
-			fork_comm(s, s, f, rtime(h));
+			fork_comm(s, s, f, t);
 			break;
 		}
 		s = slot_get(f[0], 0);
 		if (s && s->exit)	/* a reused pid: the old process is gone */
 			slot_free(s);
 		else if (!s)
-			s = slot_get(f[0], 1);
+			s = slot_get(f[0], t);
 		if (!s) {		/* not kept: its name all the same */
-			fork_comm(p, 0, f, rtime(h));
+			fork_comm(p, 0, f, t);
 			break;
 		}
 		slot_add(s, h);		/* first: perf clears the maps at a FORK */
-		fork_comm(p, s, f, rtime(h));
+		fork_comm(p, s, f, t);
 		if (!p || p == s)	/* pid == ppid: a container's pid 0 */
 			break;
 		for (off = 0; off < p->used; off += c->size) {
 			c = (const void *)(p->b + off);
 			if (c->type == REC_MMAP2)
-				slot_copy(s, c, f[0], f[0], rtime(h));
+				slot_copy(s, c, f[0], f[0], t);
 		}
 		break;
 	case REC_EXIT:
 		s = slot_get(f[0], 0);
 		slot_add(s, h);
 		if (s && f[0] == f[2])
-			s->exit = rtime(h) | 1;
+			s->exit = t | 1;
 		break;
 	}
 }
@@ -805,7 +852,9 @@ static int track_event(int cpu)
 	a.flags = ATTR_SAMPLE_ID_ALL | ATTR_EXCLUDE_GUEST | ATTR_WATERMARK |
 		  ATTR_BIT(8) /* mmap */ | ATTR_BIT(9) /* comm */ | ATTR_BIT(13) /* task */ |
 		  ATTR_BIT(23) /* mmap2 */ | ATTR_BIT(24) /* comm_exec */;
-	a.wakeup_events = trsize / 2;	/* wakeup_watermark: batches */
+	/* wakeup_watermark: batches, and 3/4 of the ring for the time we
+	 * take to wake */
+	a.wakeup_events = trsize / 4;
 	return ring_event_open(&a, cpu, -1);
 }
 
@@ -918,8 +967,8 @@ size_t track_copy(unsigned char *dst)
 		}
 		n += nm_rec(dst + n, e);
 	}
-	for (s = slots; s && s < slots + cfg_procs; s++) {
-		for (off = 0; s->inuse && off < s->used; off += ((struct rec_hdr *)(s->b + off))->size) {
+	for (s = slots; s < slots + nslots; s++) {
+		for (off = 0; off < s->used; off += ((struct rec_hdr *)(s->b + off))->size) {
 			struct rec_hdr *h = (void *)(s->b + off);
 			unsigned char *id = s->b + off + h->size - 8;
 			const u32 *f = (const u32 *)(h + 1);
@@ -951,25 +1000,26 @@ size_t track_max(void)
 void track_sample(const struct rec_hdr *h)
 {
 	u32 tid, v;
+	u64 t;
 
-	if (!slots || h->type != REC_SAMPLE || h->size < 32)
+	/* IDENTIFIER IP PID TID TIME: every sample has them */
+	if (!slots || h->type != REC_SAMPLE || h->size < 40)
 		return;
 	memcpy(&tid, (const unsigned char *)h + 28, 4);
-	if (!tid || tid == (u32)-1 || (seen_get(tid, &v) && (v & 1 || v == gen * 2)))
-		return;
-	seen(tid, gen * 2);
-	unnamed++;
+	memcpy(&t, (const unsigned char *)h + 32, 8);
+	if (lowgen != gen) {	/* the dump's first: its oldest */
+		lowgen = gen;
+		low = t > low ? t : low;
+	}
+	if (tid && tid != (u32)-1 && !(seen_get(tid, &v) && v & 1) && !seen(tid, gen * 2))
+		unnamed++;
 }
 
 /* For the dump line: how full the table is. */
 void track_stats(unsigned long *used, unsigned long *ev, unsigned long *dr, unsigned long *un)
 {
 	*un = unnamed;
-	struct slot *s;
-
-	*used = 0;
-	for (s = slots; s && s < slots + cfg_procs; s++)
-		*used += s->inuse;
+	*used = nslots;
 	*ev = evicted;
 	*dr = dropped;
 }

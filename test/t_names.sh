@@ -80,3 +80,50 @@ elif start_tracer "$T/nx" -o "$T/nx.data" 'buf=4m'; then
 	s=$(awk -v p=$XP '$1 == p { print "parent" ($2 == me ? " ok" : " " $2); next } { print ($2 == p ? "child ok" : "child of " $2) }' me=$$ "$T/nx.data.par" | sort | uniq -c | tr -s ' \n' '  ')
 	testing "exits: perf sched timehist -s names the parent of each child and of the parent" " 3 child ok 1 parent ok " "$s"
 fi
+
+# --- 3. a process alive at the dump has its parent ---
+# perf record gives every task it finds a FORK from /proc (its PPid):
+# perf sched timehist -s shows that parent. Without one: -1. One process
+# older than tracer, one started after it; both live at the dump.
+LY=ly$$x$RANDOM; LY=${LY:0:15}; cp "$T/work" "$T/$LY"
+LZ=lz$$x$RANDOM; LZ=${LZ:0:15}; cp "$T/work" "$T/$LZ"
+"$T/$LY" $(for i in $(seq 30); do echo spin 10 sleep 100; done) hold & LYP=$!; WORKS="$WORKS $LYP"
+rm -f "$T/lv.data"
+if start_tracer "$T/lv" -o "$T/lv.data" 'buf=4m'; then
+	"$T/$LZ" spin 10 sleep 100 spin 10 hold & LZP=$!; WORKS="$WORKS $LZP"
+	sleep 0.8
+	stop_tracer >/dev/null
+	kill $LYP $LZP; wait $LYP $LZP 2>/dev/null
+	s=$(perf sched timehist -s -i "$T/lv.data" 2>/dev/null | sed -n "s/^ *\($LY\|$LZ\)\[\([0-9]*\)\] *\(-*[0-9]*\) .*/\2 \3/p" | sort -u | tr '\n' ' ')
+	testing "live tasks (older than tracer, and newer): perf sched timehist -s names their parent" \
+		"$(printf '%s\n' "$LYP $$" "$LZP $$" | sort | tr '\n' ' ')" "$s"
+	# every task that switched out has a name: kernel threads too, whose
+	# /proc name can be longer than the kernel's 15 bytes (a kworker's
+	# workqueue, a 6.x kthread's full name)
+	s=$(perf script -i "$T/lv.data" -F comm,tid,event,trace 2>/dev/null | awk '/sched_switch:/ && $1 ~ /^:[0-9]+$/ {
+		p = $0; sub(/.*prev_pid=/, "", p); sub(/ .*/, "", p); if (p == $2) { c = $0; sub(/.*prev_comm=/, "", c); sub(/ prev_pid=.*/, "", c); print $2 "=" c } }' | sort -u | tr '\n' ' ')
+	testing "every task that switched out has a name (kernel threads too)" "" "$s"
+fi
+kill $LYP 2>/dev/null
+
+# --- 4. a process that execs eight times keeps every name ---
+# Each exec's program and loader maps stay in its table slot with its
+# COMM; eight of them overflow the slot (2 KiB), whose oldest records
+# then give way: the names go to the names list, not away. Each
+# sched_process_exec line carries the name of the program it started.
+E=e$RANDOM
+for i in 1 2 3 4 5 6 7 8; do cp /bin/sh "$T/${E}_$i"; done
+cat >"$T/ex.sh" <<'EOS'
+i=0; while [ $i -lt 3000 ]; do i=$((i + 1)); done
+[ "$1" -lt 8 ] && exec "$2_$(($1 + 1))" "$0" $(($1 + 1)) "$2"
+EOS
+rm -f "$T/ex.data"
+if start_tracer "$T/ex" -o "$T/ex.data" 'sched:sched_process_exec sched:sched_switch buf=1m'; then
+	"$T/${E}_1" "$T/ex.sh" 1 "$T/$E" & EP=$!; wait $EP
+	stop_tracer >/dev/null
+	s=$(perf script -i "$T/ex.data" -F comm,pid,event,trace 2>/dev/null | awk -v p=$EP '$2 == p {
+		if ($1 ~ /^:/) u++
+		if (/sched_process_exec/) { f = $0; sub(/.*filename=/, "", f); sub(/ .*/, "", f); sub(/.*\//, "", f); n++; ok += f == $1 } }
+		END { print n + 0, "execs,", ok + 0, "named so,", u + 0, "records :PID" }')
+	testing "a process that execs 8 times: every exec under its own name" "8 execs, 8 named so, 0 records :PID" "$s"
+fi
