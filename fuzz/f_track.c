@@ -128,7 +128,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
 	fz_persist = 0;
 	cfg_procs = 1 + (fl >> 1 & 7);
 	for (i = 0; i < 8; i++)
-		slots[i].inuse = slots[i].used = slots[i].pid = 0, slots[i].exit = 0;
+		slots[i].used = slots[i].pid = 0, slots[i].exit = 0;
+	nslots = 0;
 	evicted = dropped = 0;
 	/* the names list as track_init sizes it for this table (its
 	 * entries stay within the 8 slots' room it has) */
@@ -163,7 +164,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
 	/* Each slot: whole records, each at least header and trailer. */
 	for (s = slots; s < slots + cfg_procs; s++) {
 		FZ_CHECK(s->used <= SLOT, "slot of pid %u holds %u", s->pid, s->used);
-		for (off = 0; s->inuse && off < s->used; off += ((struct rec_hdr *)(s->b + off))->size) {
+		for (off = 0; s < slots + nslots && off < s->used; off += ((struct rec_hdr *)(s->b + off))->size) {
 			struct rec_hdr *h = (void *)(s->b + off);
 
 			FZ_CHECK(h->size >= 40 && !(h->size & 7) && off + h->size <= s->used,
