@@ -446,6 +446,18 @@ int note_build_id(const unsigned char *p, long len, u8 *id)
 	return 0;
 }
 
+/* An fd's whole st_mode (type and permissions), by statx; 0 before
+ * Linux 4.11. */
+unsigned fd_stat(int fd)
+{
+	u64 sx[32];
+	u16 m = 0;
+
+	if (!syscall(SYS_statx, fd, "", AT_EMPTY_PATH, 3 /* STATX_TYPE | STATX_MODE */, sx))
+		memcpy(&m, (char *)sx + 28, 2);
+	return m;
+}
+
 /* The type bits of an fd's st_mode. statx has one layout on every arch
  * (stx_mode at 28), where libc's fstat is 0.8 KiB of per-arch
  * conversions. Before Linux 4.11 there is no statx: then a tty, or what
@@ -453,13 +465,10 @@ int note_build_id(const unsigned char *p, long len, u8 *id)
  * as a regular file, which is never written over. */
 unsigned fd_mode(int fd)
 {
-	u64 sx[32];
-	u16 m;
+	unsigned m = fd_stat(fd);
 
-	if (!syscall(SYS_statx, fd, "", AT_EMPTY_PATH, 1 /* STATX_TYPE */, sx)) {
-		memcpy(&m, (char *)sx + 28, 2);
+	if (m)
 		return m & S_IFMT;
-	}
 	if (errno == EBADF || isatty(fd))
 		return errno == EBADF ? 0 : S_IFCHR;
 	return lseek(fd, 0, SEEK_CUR) >= 0 ? S_IFREG : errno == EBADF ? 0 : S_IFIFO;
