@@ -128,6 +128,7 @@ static void reset(void)
 	cfg_count = 1, cfg_after = 0, cfg_holdoff = 0;
 	cfg_text = 0, cfg_orig = 0;
 	cfg_listen = cfg_key = 0, listen_at = 0, key_seen = 0;
+	cfg_persist = persist_tok = 0, cfg_engine = 0;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
