@@ -53,7 +53,7 @@ static u32 lowgen;	/* the dump low is from */
 
 /* A COMM (comm), FORK or EXIT (ppid, ptid) of a task the table let go.
  * c[15]: the record type << 2 | exec << 1 | sent. */
-#define NAMES 16
+#define NAMES 32
 struct name {
 	u64 t;
 	u32 pid, tid;
