@@ -277,3 +277,28 @@ print_fields() {
 	o=$(python3 test/pcmp.py "$p" "$p.perf" $be 2>&1) && pass "$n: tracepoint fields equal perf's: $o" ||
 		fail "$n: tracepoint fields equal perf's" "$(echo "$o" | head -3 | tr '\n' ' ')"
 }
+
+# numbered FILE PID NR N: of PID's syscall NR in FILE whose first
+# argument is 100000 + i (i < N: test/work.c's close N), "count first
+# last breaks", judged by host perf (raw_syscalls:sys_enter); perf's
+# complaints on stderr
+numbered() {
+	perf script -i "$1" -F pid,trace | python3 -c '
+import sys
+pid, nr, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
+c = first = last = bad = 0
+for l in sys.stdin:
+    f = l.split()
+    if len(f) < 4 or f[0] != pid or f[2] != nr:
+        continue
+    v = int(f[3].strip("(,"), 16) - 100000
+    if not 0 <= v < n:
+        continue
+    if c and v != last + 1:
+        bad += 1
+    if not c:
+        first = v
+    c += 1
+    last = v
+print(c, first, last, bad)' "$2" "$3" "$4"
+}

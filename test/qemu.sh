@@ -853,24 +853,7 @@ if [ -z "${ONLY##*n*}" ]; then
 		pass "n: $KVER reads the instance by $how; the ring holds $ent of cpu 0's closes ($ovr overwritten)"
 		# count first last breaks of wk_hot's closes of 100000 + 0..N-1 (its
 		# pid, the syscall number, the first argument, in hex)
-		set -- $(perf script -i "$R/n.data" -F pid,trace 2>"$R/n.script.err" | python3 -c '
-import sys
-pid, nr, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
-c = first = last = bad = 0
-for l in sys.stdin:
-    f = l.split()
-    if len(f) < 4 or f[0] != pid or f[2] != nr:
-        continue
-    v = int(f[3].strip("(,"), 16) - 100000
-    if not 0 <= v < n:
-        continue
-    if c and v != last + 1:
-        bad += 1
-    if not c:
-        first = v
-    c += 1
-    last = v
-print(c, first, last, bad)' "$w" "$NR_CLOSE" "$N_CLOSES")
+		set -- $(numbered "$R/n.data" "$w" "$NR_CLOSE" "$N_CLOSES" 2>"$R/n.script.err")
 		# all the ring held, less 1% (closes of others on cpu 0, pages
 		# overwritten after the count was read)
 		[ "${1:-0}" -ge $((ent - ent / 100)) ] && [ "${3:-}" = $((N_CLOSES - 1)) ] && [ "${4:-}" = 0 ] &&

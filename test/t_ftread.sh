@@ -11,26 +11,7 @@ FTI=$(awk '$3 == "tracefs" { print $2; exit }' /proc/mounts)
 FTN=400000	# the ring (16 MiB, 68 bytes a record) holds about 246000
 
 # ftnum FILE PID N: "count first last breaks" of PID's numbered closes
-ftnum() {
-	perf script -i "$1" -F pid,trace 2>/dev/null | python3 -c '
-import sys
-pid, n = sys.argv[1], int(sys.argv[2])
-c = first = last = bad = 0
-for l in sys.stdin:
-    f = l.split()
-    if len(f) < 4 or f[0] != pid or f[2] != "3":
-        continue
-    v = int(f[3].strip("(,"), 16) - 100000
-    if not 0 <= v < n:
-        continue
-    if c and v != last + 1:
-        bad += 1
-    if not c:
-        first = v
-    c += 1
-    last = v
-print(c, first, last, bad)' "$2" "$3"
-}
+ftnum() { numbered "$1" "$2" 3 "$3" 2>/dev/null; }
 
 # ftpath NAME PATH "by WORDS" [CLOCK]: the numbered closes through PATH
 # (the instance's trace_clock set to CLOCK once it records)
