@@ -137,15 +137,10 @@ static struct event *ev_add(const char *name, const char *at)
 /* A tracepoint is a directory events/SYS/NAME with an id file. */
 static long tp_id(const char *sys, const char *name)
 {
-	char p[512], b[32];
-	long n;
+	char p[512];
 
 	fmt(p, sizeof(p), "%s/events/%s/%s/id", tracefs, sys, name);
-	n = readfile(p, b, sizeof(b) - 1);
-	if (n <= 0)
-		return -1;
-	b[n] = 0;
-	return b[0] >= '0' && b[0] <= '9' ? (long)xtou(b, 0, 10) : -1;
+	return readnum(p);
 }
 
 /* A file of tracepoint "sys:name": TRACEFS/events/sys/name/file. */

@@ -493,7 +493,7 @@ static size_t merge_out(struct run *rn, int k)
 				w = out_room(h->size + 32);
 				out_commit(lean_expand(h, r->ring, rings[r->ring].cpu, (void *)w));
 			}
-			if (CFG_TRACK && r->ring >= 0 && w)
+			if (CFG_TRACK && w)
 				track_sample(w);	/* the dump line's unnamed tasks */
 			nrec++;
 			if (CFG_COVER && r->ring >= 0 && r->t > newest)
@@ -670,7 +670,7 @@ int dump(const char *why, int pull)
 	if (CFG_PROC && !(CFG_PERSIST && ft_prev))	/* (this boot's processes) */
 		track_proc();
 	if (hit_comm[0] && strcmp(hit_comm, "?"))
-		pd_comm(hit_id[0], hit_id[1], hit_comm);
+		pd_comm(hit_id[0], hit_id[1], hit_comm), track_named(hit_id[1]);
 	if (pull < 0)
 		hit_comm[0] = 0;
 	nrec = merge_out(rn, nrun);

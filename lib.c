@@ -344,6 +344,14 @@ long readfile(const char *path, char *buf, long max)
 	return n;
 }
 
+/* The number a file (/proc, sysfs) begins with, or -1. */
+long long readnum(const char *path)
+{
+	char b[24] = { 0 };
+
+	return readfile(path, b, sizeof(b) - 1) > 0 && *b >= '0' && *b <= '9' ? (long long)xtou(b, 0, 10) : -1;
+}
+
 u64 now_ns(void)
 {
 	/* The syscall, not libc's: its vDSO lookup is 1 KiB, and this is

@@ -47,6 +47,7 @@ void xsort(void *base, size_t n, size_t sz, int (*cmp)(const void *, const void 
 
 /* Files, time. */
 long readfile(const char *path, char *buf, long max);
+long long readnum(const char *path);	/* or -1 */
 void dir_each(const char *dir, void (*fn)(const char *, void *), void *ctx);
 int note_build_id(const unsigned char *p, long len, u8 *id);
 u64 now_ns(void);

@@ -149,6 +149,14 @@ static int map_seen(u32 pid, const void *slp, const char *name)
 	return seen((pid * 40503U ^ (u32)(start >> 12)) | 1U << 31, hash(name, strlen(name), h));
 }
 
+/* What perf knows of a task at each record, in the order it reads
+ * them (perf 6.1): named by a COMM, a FORK gives the parent's name (if
+ * it has one), an EXIT changes nothing. A stream's set lasts as long as
+ * the stream; a standalone dump's, that dump. Bits per tid below
+ * pid_max. */
+static u8 *nmd, *named;
+static u32 nbits = 32768;
+
 /* A dump begins: mode 0 stands alone, 1 begins a stream, 2 goes on
  * with one (only what is new or changed since is sent). */
 void track_begin(int mode)
@@ -166,6 +174,11 @@ void track_begin(int mode)
 		memset(seen_key, 0, SEEN * sizeof(*seen_key));
 		seen_n[!mode] = 0;
 	}
+	if (!nmd)
+		return;
+	named = nmd + !mode * (nbits / 8);
+	if (mode < 2)
+		memset(named, 0, nbits / 8);
 }
 
 /* Call fn for every numeric entry of a /proc directory. */
@@ -242,6 +255,7 @@ static void comm_one(unsigned long tid, void *ctx)
 
 	if (task_comm(c.pid, tid, comm, &pp) <= 0)
 		return;
+	track_named(tid);	/* now, or by what went before */
 	if (proc_fork(c.pid, tid, pp) | !comm_seen(tid, comm))
 		pd_rec(REC_COMM, 0, &c, sizeof(c), "44", comm);
 }
@@ -303,6 +317,7 @@ void track_gone(void)
 		if (!seen_get(pre[i].tid, &v) || smode == 2)
 			comm_seen(pre[i].tid, c);
 		pd_comm(pre[i].pid, pre[i].tid, c);
+		track_named(pre[i].tid);
 	}
 }
 
@@ -693,6 +708,7 @@ static int bix_cmp(const void *a, const void *b)
 void track_init(int n, const u64 *want)
 {
 	int i, cpu;
+	long long v;
 
 	if (!cfg_procs)
 		return;
@@ -711,6 +727,10 @@ void track_init(int n, const u64 *want)
 		if (want[cpu / 64] >> cpu % 64 & 1)
 			track_open(i++, cpu);
 	pre = xmalloc(NPRE * sizeof(*pre));
+	/* pid_max: at most 4194304 (PID_MAX_LIMIT) */
+	if ((u64)(v = readnum("/proc/sys/kernel/pid_max")) - 1 < 4194304)
+		nbits = (v + 7) & ~7;
+	nmd = xmalloc(2 * nbits / 8);
 	each_num("/proc", pre_proc, 0);
 }
 
@@ -870,23 +890,45 @@ size_t track_max(void)
 	return cfg_procs * (SLOT + NAMES * 64);
 }
 
-/* A sample of tid went into the dump: counted if nothing names it (the
- * first time in this dump). */
+/* Whether tid is named; set: it is now. */
+static int name_bit(u32 tid, int set)
+{
+	u8 *b = named + tid / 8, m = 1 << tid % 8, was;
+
+	if (!named || tid >= nbits)
+		return 1;
+	was = *b & m;
+	*b |= set ? m : 0;
+	return was;
+}
+
+void track_named(u32 tid)
+{
+	name_bit(tid, 1);
+}
+
+/* A record went into the dump (its time order): a COMM or FORK names, a
+ * sample with no name is counted (the first time in this dump). */
 void track_sample(const struct rec_hdr *h)
 {
-	u32 tid, v;
-	u64 t;
+	u32 f[4];
 
-	/* IDENTIFIER IP PID TID TIME: every sample has them */
-	if (!slots || h->type != REC_SAMPLE || h->size < 40)
+	if (!slots || h->size < 40)
 		return;
-	memcpy(&tid, (const unsigned char *)h + 28, 4);
-	memcpy(&t, (const unsigned char *)h + 32, 8);
+	memcpy(f, h + 1, 16);
+	if (h->type == REC_COMM || (h->type == REC_FORK && name_bit(f[3], 0)))
+		name_bit(f[h->type == REC_FORK ? 2 : 1], 1);
+	if (h->type != REC_SAMPLE)
+		return;
+	/* IDENTIFIER IP PID TID TIME: every sample has them */
+	memcpy(f, (const u8 *)h + 28, 12);
 	if (lowgen != gen) {	/* the dump's first: its oldest */
+		u64 t = f[1] | (u64)f[2] << 32;
+
 		lowgen = gen;
 		low = t > low ? t : low;
 	}
-	if (tid && tid != (u32)-1 && !(seen_get(tid, &v) && v & 1) && !seen(tid, gen * 2))
+	if (f[0] && f[0] != (u32)-1 && !name_bit(f[0], 0) && !seen(f[0], gen * 2))
 		unnamed++;
 }
 
