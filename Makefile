@@ -23,7 +23,7 @@ LDFLAGS += -static -no-pie -Wl,--gc-sections $(if $(NOSTRIP),,-s) -Wl,-z,nosepar
 .DELETE_ON_ERROR:
 # The layers, bottom up: each file calls only the files before it, and
 # nothing calls up into tracer.c (test/t_build.sh checks the objects).
-LAYERS := lib zstd ring frame sink pull cfg print perfdata convert buildid track lean ftrace boot dump tracer
+LAYERS := lib zstd ring frame sink pull cfg print perfdata convert buildid seen track lean ftrace boot dump tracer
 SRCS := $(LAYERS:=.c)
 HDRS := $(filter-out tracer.h,$(LAYERS:=.h)) config.h
 

@@ -14,6 +14,7 @@
 #include "config.h"
 #include "sink.h"
 #include "perfdata.h"
+#include "seen.h"
 #include "track.h"
 #include "lean.h"
 #include "ftrace.h"
@@ -670,7 +671,7 @@ int dump(const char *why, int pull)
 	if (CFG_PROC && !(CFG_PERSIST && ft_prev))	/* (this boot's processes) */
 		track_proc();
 	if (hit_comm[0] && strcmp(hit_comm, "?"))
-		pd_comm(hit_id[0], hit_id[1], hit_comm), track_named(hit_id[1]);
+		pd_comm(hit_id[0], hit_id[1], hit_comm), name_bit(hit_id[1], 1);
 	if (pull < 0)
 		hit_comm[0] = 0;
 	nrec = merge_out(rn, nrun);

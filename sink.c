@@ -119,7 +119,7 @@ void sink_write(const char *p, size_t n)
 		}
 		p += w, n -= w, owritten += w;
 		t = now_us();
-		if (t - otick >= 3000000) {
+		if (t - otick >= 3000000 && ohint) {	/* a dump (-p has no size) */
 			u64 rate = owritten * 1000000 / (t - ot0 + 1) + 1;
 
 			otick = t;

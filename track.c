@@ -31,6 +31,7 @@
 #include "config.h"
 #include "perfdata.h"
 #include "buildid.h"
+#include "seen.h"
 #include "track.h"
 
 #define SLOT 2048		/* bytes of records per process */
@@ -64,98 +65,8 @@ static u32 nm_max, nm_head, nm_n;
 
 /* ---- /proc ---- */
 
-/* What this dump, or this stream, has described already, from the table
- * or from /proc: tid -> hash of its comm, and each executable map
- * (pid, start) -> hash of its place and name. Nothing is described
- * twice unless it changed. A full table just means describing again,
- * which perf takes fine. */
-#define SEEN 32768
-static u32 seen_tab[2][2][SEEN];	/* a stream's, a standalone dump's */
-static u32 *seen_key = seen_tab[0][0], *seen_val = seen_tab[0][1];
-static u32 seen_n[2];	/* keys in each */
 static int smode;	/* 0: a standalone dump, 1: a stream's first, 2: its next */
 static u32 gen;		/* dumps begun */
-
-/* Where key is in the table, or the free place for it (key's entry is
- * 0 then), or -1: the table is full. */
-static int seen_at(u32 key)
-{
-	u32 i = key * 2654435761U, n;
-
-	for (n = 0; n < SEEN; n++, i++) {
-		i &= SEEN - 1;
-		if (seen_key[i] == key + 1 || !seen_key[i])
-			return i;
-	}
-	return -1;
-}
-
-/* Whether key was described as val; it is now. */
-static int seen(u32 key, u32 val)
-{
-	int i = seen_at(key);
-
-	if (i < 0 || (seen_key[i] && seen_val[i] == val))
-		return i >= 0;
-	if (!seen_key[i])
-		seen_n[seen_key == seen_tab[1][0]]++;
-	seen_key[i] = key + 1;
-	seen_val[i] = val;
-	return 0;
-}
-
-/* Whether key was described (by this dump, or this stream) at all, and
- * how (*val). */
-static int seen_get(u32 key, u32 *val)
-{
-	int i = seen_at(key);
-
-	if (i < 0 || !seen_key[i])
-		return 0;
-	*val = seen_val[i];
-	return 1;
-}
-
-static u32 hash(const void *p, size_t n, u32 h)
-{
-	const u8 *s = p;
-
-	while (n--)
-		h = (h ^ *s++) * 16777619;
-	return h;
-}
-
-/* A comm's hash is odd: an even value marks a tid found unnamed (by
- * the dump of that number, track_sample). */
-static u32 comm_hash(const char *comm)
-{
-	return hash(comm, strlen(comm), 2166136261U) | 1;
-}
-
-static int comm_seen(u32 tid, const char *comm)
-{
-	return seen(tid, comm_hash(comm));
-}
-
-/* A map by what the table's records and /proc's lines both tell:
- * pid, start, length, offset, name (not device and inode, which a
- * table record may carry as a build-id). */
-static int map_seen(u32 pid, const void *slp, const char *name)
-{
-	u64 start;
-	u32 h = hash(slp, 24, hash(&pid, 4, 2166136261U));
-
-	memcpy(&start, slp, 8);
-	return seen((pid * 40503U ^ (u32)(start >> 12)) | 1U << 31, hash(name, strlen(name), h));
-}
-
-/* What perf knows of a task at each record, in the order it reads
- * them (perf 6.1): named by a COMM, a FORK gives the parent's name (if
- * it has one), an EXIT changes nothing. A stream's set lasts as long as
- * the stream; a standalone dump's, that dump. Bits per tid below
- * pid_max. */
-static u8 *nmd, *named;
-static u32 nbits = 32768;
 
 /* A dump begins: mode 0 stands alone, 1 begins a stream, 2 goes on
  * with one (only what is new or changed since is sent). */
@@ -164,21 +75,7 @@ void track_begin(int mode)
 	smode = mode;
 	gen++;
 	unnamed = 0;
-	/* A standalone dump (a file, a pulled one) keeps its own table, so
-	 * that it does not make a stream forget what the stream sent. */
-	seen_key = seen_tab[!mode][0];
-	seen_val = seen_tab[!mode][1];
-	/* A long stream fills its table: then it describes anew (and may
-	 * count as unnamed a task it named before). */
-	if (mode < 2 || seen_n[!mode] > SEEN / 2) {
-		memset(seen_key, 0, SEEN * sizeof(*seen_key));
-		seen_n[!mode] = 0;
-	}
-	if (!nmd)
-		return;
-	named = nmd + !mode * (nbits / 8);
-	if (mode < 2)
-		memset(named, 0, nbits / 8);
+	seen_begin(mode);
 }
 
 /* Call fn for every numeric entry of a /proc directory. */
@@ -255,7 +152,7 @@ static void comm_one(unsigned long tid, void *ctx)
 
 	if (task_comm(c.pid, tid, comm, &pp) <= 0)
 		return;
-	track_named(tid);	/* now, or by what went before */
+	name_bit(tid, 1);	/* now, or by what went before */
 	if (proc_fork(c.pid, tid, pp) | !comm_seen(tid, comm))
 		pd_rec(REC_COMM, 0, &c, sizeof(c), "44", comm);
 }
@@ -317,7 +214,7 @@ void track_gone(void)
 		if (!seen_get(pre[i].tid, &v) || smode == 2)
 			comm_seen(pre[i].tid, c);
 		pd_comm(pre[i].pid, pre[i].tid, c);
-		track_named(pre[i].tid);
+		name_bit(pre[i].tid, 1);
 	}
 }
 
@@ -708,7 +605,6 @@ static int bix_cmp(const void *a, const void *b)
 void track_init(int n, const u64 *want)
 {
 	int i, cpu;
-	long long v;
 
 	if (!cfg_procs)
 		return;
@@ -727,10 +623,7 @@ void track_init(int n, const u64 *want)
 		if (want[cpu / 64] >> cpu % 64 & 1)
 			track_open(i++, cpu);
 	pre = xmalloc(NPRE * sizeof(*pre));
-	/* pid_max: at most 4194304 (PID_MAX_LIMIT) */
-	if ((u64)(v = readnum("/proc/sys/kernel/pid_max")) - 1 < 4194304)
-		nbits = (v + 7) & ~7;
-	nmd = xmalloc(2 * nbits / 8);
+	named_init();
 	each_num("/proc", pre_proc, 0);
 }
 
@@ -888,23 +781,6 @@ size_t track_copy(unsigned char *dst)
 size_t track_max(void)
 {
 	return cfg_procs * (SLOT + NAMES * 64);
-}
-
-/* Whether tid is named; set: it is now. */
-static int name_bit(u32 tid, int set)
-{
-	u8 *b = named + tid / 8, m = 1 << tid % 8, was;
-
-	if (!named || tid >= nbits)
-		return 1;
-	was = *b & m;
-	*b |= set ? m : 0;
-	return was;
-}
-
-void track_named(u32 tid)
-{
-	name_bit(tid, 1);
 }
 
 /* A record went into the dump (its time order): a COMM or FORK names, a

@@ -14,7 +14,6 @@ size_t track_copy(unsigned char *dst);
 size_t track_max(void);
 void track_stats(unsigned long *used, unsigned long *evicted, unsigned long *dropped, unsigned long *unnamed);
 void track_sample(const struct rec_hdr *h);	/* one went into the dump */
-void track_named(u32 tid);	/* a COMM of tid went into it */
 void track_proc(void);
 void track_gone(void);	/* after track_copy, before track_proc */
 

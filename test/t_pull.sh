@@ -94,14 +94,16 @@ fi
 
 # --- pulls between a stream's dumps: the stream still describes each
 # process once (a pulled dump keeps its own record of what it sent) ---
+run_work "pshold$$" hold; P=$WPID H=$WPID	# the test's processes are judged
 if start_tracer "$T/ps" "procs=32768 listen=127.0.0.1:$((PORT + 2))"; then	# nothing evicted
 	for i in 1 2 3 4; do
-		for j in 1 2 3; do sh -c 'ls / >/dev/null'; done
+		for j in 1 2 3; do sh -c 'ls / >/dev/null' & P="$P $!"; wait $!; done
 		nc -d 127.0.0.1 $((PORT + 2)) >"$T/ps.pull$i" </dev/null
 		dump_wait "$T/ps" $((2 * i)) >/dev/null
 	done
 	stop_tracer >/dev/null
-	no_repeats "a stream with pulls between its dumps" "$T/ps.out"
+	kill $H; wait $H 2>/dev/null
+	no_repeats "a stream with pulls between its dumps" "$T/ps.out" "$P"
 	perf script -i "$T/ps.pull4" 2>/dev/null | grep -q " ls " && pass "and each pull still names the processes" ||
 		fail "and each pull still names the processes"
 	# a process first described by a pull is still described to the stream

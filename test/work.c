@@ -1,6 +1,8 @@
 /* work.c - a workload the tests look for in dumps.
  * Steps run in order: spin MS, sleep MS, close N, signal, exec PATH, hold.
- *   spin MS    burn CPU in work_hot_loop() for MS milliseconds
+ *   spin MS    burn CPU in work_hot_loop() for MS ms of its own CPU time,
+ *              however busy the machine (the tests count its samples)
+ *   wspin MS   the same for MS ms of wall time (for tests of durations)
  *   sys MS     syscalls (close(-1)) for MS milliseconds: time in the kernel
  *   sleep MS   sleep (a voluntary context switch)
  *   close N    close(100000 + i) for i in 0..N-1: numbered syscalls
@@ -9,7 +11,8 @@
  *   crash      dereference NULL
  *   exit N     exit with status N
  *   forkexec P fork; the child execs P with "spin 200"; we go on
- *   forkspin MS fork; the child spins MS ms in work_hot_loop and exits
+ *   forkspin MS fork; the child spins MS ms (wall time: it ends when told,
+ *              for the tests that draw lives) in work_hot_loop and exits
  *   storm N    fork N children that exit at once, one after another
  *   wait       wait for our children
  *   hold       wait for SIGTERM, so /proc still knows us at dump time
@@ -23,16 +26,16 @@
 
 static void on_usr1(int s) { (void)s; }
 
-__attribute__((noinline)) static unsigned long work_hot_loop(long ms)
+__attribute__((noinline)) static unsigned long work_hot_loop(long ms, clockid_t clk)
 {
 	struct timespec a, b;
 	volatile unsigned long x = 0;
 
-	clock_gettime(CLOCK_MONOTONIC, &a);
+	clock_gettime(clk, &a);
 	do {
 		for (int i = 0; i < 100000; i++)
 			x += i * x + 1;
-		clock_gettime(CLOCK_MONOTONIC, &b);
+		clock_gettime(clk, &b);
 	} while ((b.tv_sec - a.tv_sec) * 1000 + (b.tv_nsec - a.tv_nsec) / 1000000 < ms);
 	return x;
 }
@@ -44,7 +47,9 @@ int main(int argc, char **argv)
 		long n = i + 1 < argc ? atol(argv[i + 1]) : 0;
 
 		if (!strcmp(argv[i], "spin"))
-			work_hot_loop(n), i++;
+			work_hot_loop(n, CLOCK_PROCESS_CPUTIME_ID), i++;
+		else if (!strcmp(argv[i], "wspin"))
+			work_hot_loop(n, CLOCK_MONOTONIC), i++;
 		else if (!strcmp(argv[i], "sleep"))
 			usleep(n * 1000), i++;
 		else if (!strcmp(argv[i], "sys")) {
@@ -78,7 +83,7 @@ int main(int argc, char **argv)
 			i++;
 		} else if (!strcmp(argv[i], "forkspin")) {
 			if (!fork())
-				_exit(work_hot_loop(n) == 1);
+				_exit(work_hot_loop(n, CLOCK_MONOTONIC) == 1);
 			i++;
 		} else if (!strcmp(argv[i], "storm")) {
 			for (long k = 0; k < n; k++)

@@ -1,0 +1,140 @@
+/* seen.c - what a dump, or a stream, has described already, so that
+ * nothing is described twice unless it changed; and which tasks perf
+ * can name at each record, for the dump line's count of those it can't.
+ * Both for one stream and one standalone dump at a time (a pulled
+ * dump in the middle of a stream keeps its own). */
+#include <string.h>
+#include "lib.h"
+#include "seen.h"
+
+/* What this dump, or this stream, has described already, from the table
+ * or from /proc: tid -> hash of its comm, and each executable map
+ * (pid, start) -> hash of its place and name. Nothing is described
+ * twice unless it changed. A full table just means describing again,
+ * which perf takes fine. */
+#define SEEN 32768
+static u32 seen_tab[2][2][SEEN];	/* a stream's, a standalone dump's */
+static u32 *seen_key = seen_tab[0][0], *seen_val = seen_tab[0][1];
+static u32 seen_n[2];	/* keys in each */
+
+/* Where key is in the table, or the free place for it (key's entry is
+ * 0 then), or -1: the table is full. */
+static int seen_at(u32 key)
+{
+	u32 i = key * 2654435761U, n;
+
+	for (n = 0; n < SEEN; n++, i++) {
+		i &= SEEN - 1;
+		if (seen_key[i] == key + 1 || !seen_key[i])
+			return i;
+	}
+	return -1;
+}
+
+/* Whether key was described as val; it is now. */
+int seen(u32 key, u32 val)
+{
+	int i = seen_at(key);
+
+	if (i < 0 || (seen_key[i] && seen_val[i] == val))
+		return i >= 0;
+	if (!seen_key[i])
+		seen_n[seen_key == seen_tab[1][0]]++;
+	seen_key[i] = key + 1;
+	seen_val[i] = val;
+	return 0;
+}
+
+/* Whether key was described (by this dump, or this stream) at all, and
+ * how (*val). */
+int seen_get(u32 key, u32 *val)
+{
+	int i = seen_at(key);
+
+	if (i < 0 || !seen_key[i])
+		return 0;
+	*val = seen_val[i];
+	return 1;
+}
+
+static u32 hash(const void *p, size_t n, u32 h)
+{
+	const u8 *s = p;
+
+	while (n--)
+		h = (h ^ *s++) * 16777619;
+	return h;
+}
+
+/* A comm's hash is odd: an even value marks a tid found unnamed (by
+ * the dump of that number, track.c's track_sample). */
+static u32 comm_hash(const char *comm)
+{
+	return hash(comm, strlen(comm), 2166136261U) | 1;
+}
+
+int comm_seen(u32 tid, const char *comm)
+{
+	return seen(tid, comm_hash(comm));
+}
+
+/* A map by what the table's records and /proc's lines both tell:
+ * pid, start, length, offset, name (not device and inode, which a
+ * table record may carry as a build-id). */
+int map_seen(u32 pid, const void *slp, const char *name)
+{
+	u64 start;
+	u32 h = hash(slp, 24, hash(&pid, 4, 2166136261U));
+
+	memcpy(&start, slp, 8);
+	return seen((pid * 40503U ^ (u32)(start >> 12)) | 1U << 31, hash(name, strlen(name), h));
+}
+
+/* What perf knows of a task at each record, in the order it reads
+ * them (perf 6.1): named by a COMM, a FORK gives the parent's name (if
+ * it has one), an EXIT changes nothing. A stream's set lasts as long as
+ * the stream; a standalone dump's, that dump. Bits per tid below
+ * pid_max. */
+static u8 *nmd, *named;
+static u32 nbits = 32768;
+
+/* pid_max: at most 4194304 (PID_MAX_LIMIT) */
+void named_init(void)
+{
+	u64 v = readnum("/proc/sys/kernel/pid_max");
+
+	if (v - 1 < 4194304)
+		nbits = (v + 7) & ~7;
+	nmd = xmalloc(2 * nbits / 8);
+}
+
+void seen_begin(int mode)
+{
+	/* A standalone dump (a file, a pulled one) keeps its own table, so
+	 * that it does not make a stream forget what the stream sent. */
+	seen_key = seen_tab[!mode][0];
+	seen_val = seen_tab[!mode][1];
+	/* A long stream fills its table: then it describes anew (the
+	 * named set stays, as perf keeps the names). */
+	if (mode < 2 || seen_n[!mode] > SEEN / 2) {
+		memset(seen_key, 0, SEEN * sizeof(*seen_key));
+		seen_n[!mode] = 0;
+	}
+	if (!nmd)
+		return;
+	named = nmd + !mode * (nbits / 8);
+	if (mode < 2)
+		memset(named, 0, nbits / 8);
+}
+
+/* Whether tid is named; set: it is now. */
+int name_bit(u32 tid, int set)
+{
+	u8 *b = named + tid / 8, m = 1 << tid % 8, was;
+
+	if (!named || tid >= nbits)
+		return 1;
+	was = *b & m;
+	*b |= set ? m : 0;
+	return was;
+}

@@ -1,0 +1,15 @@
+/* seen.h - what a dump, or a stream, has described (seen.c). */
+#ifndef SEEN_H
+#define SEEN_H
+
+#include "lib.h"
+
+void seen_begin(int mode);	/* 0: a standalone dump, 1: a stream's first, 2: its next */
+int seen(u32 key, u32 val);	/* whether key was described as val; it is now */
+int seen_get(u32 key, u32 *val);
+int comm_seen(u32 tid, const char *comm);
+int map_seen(u32 pid, const void *slp, const char *name);
+void named_init(void);
+int name_bit(u32 tid, int set);	/* whether perf can name tid; set: it can now */
+
+#endif
