@@ -86,8 +86,9 @@ run() {
 }
 
 test_dist() {
-	local n e o q names
+	local n e o q names t0
 	. test/lib.sh
+	t0=$(date +%s)
 	QEMU=1 dist; e=$?
 	[ $e = 0 ] && pass "make dist: every binary built" || fail "make dist: every binary built" "exit $e"
 	names=$(awk '{ print $1 }' <<<"$TABLE")
@@ -108,6 +109,7 @@ test_dist() {
 	e=$(judge mipsel "$OUT/tracer-mips")
 	[[ $e == *"want little endian"* ]] && pass "judge: tracer-mips is refused as mipsel ($e)" ||
 		fail "judge: tracer-mips is refused as mipsel" "got '$e'"
+	echo "== total dist: $(( $(date +%s) - t0 ))s"	# (as test/qemu.sh's guests say theirs)
 	report
 }
 
