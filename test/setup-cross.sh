@@ -153,7 +153,10 @@ CACHE=${TRACER_CROSS_CACHE:-/var/cache/tracer-cross}
 
 # write_specs FILE PREFIX LDSO [GCCDIR]: the specs file of Debian's
 # musl-dev (musl's tools/musl-gcc.specs.sh, with trixie's static-pie
-# lines) for musl in PREFIX/include and PREFIX/lib. With GCCDIR, libgcc.a,
+# lines) for musl in PREFIX/include and PREFIX/lib. Its cc1 keeps what
+# gcc's MIPS cc1 does with -EB and -EL: gcc 14 (Debian 13) adds one of
+# them itself, and says "unrecognized command-line option '-EL'" when no
+# spec takes it. With GCCDIR, libgcc.a,
 # crtbeginS.o and crtendS.o come from GCCDIR and gcc's own library
 # directory is not searched (mips-sf: gcc's there are hard float).
 write_specs() {
@@ -171,7 +174,7 @@ write_specs() {
 -nostdinc -isystem $p/include -isystem include%s %(old_cpp_options)
 
 *cc1:
-%(cc1_cpu) -nostdinc -isystem $p/include -isystem include%s
+%(cc1_cpu) %{EB:-meb} %{EL:-mel} -nostdinc -isystem $p/include -isystem include%s
 
 *link_libgcc:
 $libdirs
@@ -213,7 +216,7 @@ write_wrapper() {
 mirror() {
 	{ cat /etc/apt/sources.list.d/*.sources 2>/dev/null; echo; } |
 		awk '/^URIs:/ && $2 !~ /security/ { print $2; exit }' | grep . ||
-	cat /etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null |
+	{ cat /etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null; true; } |	# (a glob that matches nothing, under pipefail)
 		awk '$1 == "deb" { for (i = 2; i <= NF; i++) if ($i ~ /^(http|https|file):/ && $i !~ /security/) { print $i; exit } }' | grep .
 }
 
@@ -227,7 +230,8 @@ musl_deb() {
 	deb=$(cd "$tmp" && "$TESTDIR/aptsuite.sh" "$S" "$darch" download musl-dev)
 	rm -rf "$P.new"; mkdir -p "$P.new"
 	dpkg-deb -x "$tmp/$deb" "$P.new"
-	sed -i "s#/usr/\(lib\|include\)/$m#$P/usr/\1/$m#g" "$P.new/usr/lib/$m/musl-gcc.specs"
+	sed -i -e "s#/usr/\(lib\|include\)/$m#$P/usr/\1/$m#g" \
+		-e 's/^%(cc1_cpu) /%(cc1_cpu) %{EB:-meb} %{EL:-mel} /' "$P.new/usr/lib/$m/musl-gcc.specs"	# as write_specs
 	rm -f "$P.new/usr/bin/$m-gcc"	# its paths are /usr's: written below
 	[ "$a" != riscv64 ] || riscv64_fix "$P.new/usr/lib/$m"
 	rm -rf "$P"; mv "$P.new" "$P"
