@@ -95,7 +95,7 @@ test_dist() {
 	for n in $names; do
 		if [ ! -f "$OUT/tracer-$n" ]; then fail "tracer-$n: built"; continue; fi
 		e=$(judge "$n" "$OUT/tracer-$n")
-		[ -z "$e" ] && pass "tracer-$n: static $(row "$n" | awk '{ print $5, $6 "-endian", $7, $8 == "-" ? "" : $8 }')executable" ||
+		[ -z "$e" ] && pass "tracer-$n: static $(row "$n" | awk '{ print $5, $6 "-endian", $7, $8 == "-" ? "" : $8 " " }')executable" ||
 			fail "tracer-$n: a static executable for $n" "$(echo $e)"
 		o=$(run "$n" 2>&1); e=$?
 		q=$(row "$n" | awk '{ split($4, q, "/"); print $4 == "-" ? "the host" : "qemu-" q[1] "-static" (q[2] ? " -cpu " q[2] : "") }')

@@ -216,7 +216,7 @@ write_wrapper() {
 mirror() {
 	{ cat /etc/apt/sources.list.d/*.sources 2>/dev/null; echo; } |
 		awk '/^URIs:/ && $2 !~ /security/ { print $2; exit }' | grep . ||
-	{ cat /etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null; true; } |	# (a glob that matches nothing, under pipefail)
+	{ cat /etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null || :; } |	# (a glob that matches nothing: no failure for pipefail and the ERR trap)
 		awk '$1 == "deb" { for (i = 2; i <= NF; i++) if ($i ~ /^(http|https|file):/ && $i !~ /security/) { print $i; exit } }' | grep .
 }
 
