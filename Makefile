@@ -1,10 +1,34 @@
 # tracer: a static flight recorder. `make` builds ./tracer with musl.
 CROSS_COMPILE ?=
-ifeq ($(CROSS_COMPILE),)
-CC := musl-gcc
-else
-CC := $(CROSS_COMPILE)gcc
-endif
+# CROSS_COMPILE=<Debian gnu triplet>- builds with the musl wrapper that
+# test/setup-cross.sh ARCH installs (the gnu cross gcc alone has glibc's
+# headers, not musl's); big-endian MIPS with the soft-float one, which
+# runs on every MIPS. A musl triplet is taken as it is.
+MUSL.x86_64-linux-gnu- := musl-
+MUSL.i686-linux-gnu- := i386-linux-musl-
+MUSL.aarch64-linux-gnu- := aarch64-linux-musl-
+MUSL.arm-linux-gnueabihf- := arm-linux-musleabihf-
+MUSL.arm-linux-gnueabi- := arm-linux-musleabi-
+MUSL.riscv64-linux-gnu- := riscv64-linux-musl-
+MUSL.mips-linux-gnu- := mips-linux-muslsf-
+MUSL.mipsel-linux-gnu- := mipsel-linux-musl-
+MUSL.mips64el-linux-gnuabi64- := mips64el-linux-musl-
+MUSL.powerpc64le-linux-gnu- := powerpc64le-linux-musl-
+MUSL.s390x-linux-gnu- := s390x-linux-musl-
+# musl wrapper -> the test/setup-cross.sh ARCH that installs it
+SETUP.musl-gcc := x86_64
+SETUP.i386-linux-musl-gcc := i386
+SETUP.aarch64-linux-musl-gcc := aarch64
+SETUP.arm-linux-musleabihf-gcc := armhf
+SETUP.arm-linux-musleabi-gcc := armel
+SETUP.riscv64-linux-musl-gcc := riscv64
+SETUP.mips-linux-muslsf-gcc := mips-sf
+SETUP.mips-linux-musl-gcc := mips
+SETUP.mipsel-linux-musl-gcc := mipsel
+SETUP.mips64el-linux-musl-gcc := mips64el
+SETUP.powerpc64le-linux-musl-gcc := ppc64el
+SETUP.s390x-linux-musl-gcc := s390x
+CC := $(or $(MUSL.$(CROSS_COMPILE)),$(CROSS_COMPILE),musl-)gcc
 STRIP ?= $(CROSS_COMPILE)strip
 CFLAGS ?= -Oz -Wall -Wextra -Wno-unused-parameter
 CFLAGS += -flto -ffunction-sections -fdata-sections -fno-asynchronous-unwind-tables \
@@ -33,7 +57,12 @@ HDRS := $(filter-out tracer.h,$(LAYERS:=.h)) config.h
 .cc: FORCE
 	@echo '$(CC) $(CFLAGS) $(LDFLAGS)' | cmp -s - $@ || echo '$(CC) $(CFLAGS) $(LDFLAGS)' >$@
 
+# The old binary goes first: a failed build (another arch's, say) leaves
+# no tracer that looks like the new one.
 tracer: $(SRCS) $(HDRS) .cc
+	@rm -f $@
+	@command -v $(CC) >/dev/null || { echo "tracer: no $(CC) (for CROSS_COMPILE=$(CROSS_COMPILE)):" \
+		"$(if $(SETUP.$(CC)),test/setup-cross.sh $(SETUP.$(CC)) installs it,give a musl toolchain's prefix or a Debian gnu triplet of test/setup-cross.sh)"; exit 1; }
 	$(CC) $(CFLAGS) -o $@ $(SRCS) $(LDFLAGS)
 	@$(if $(NOSTRIP),:,$(call sstrip,$@))
 	@echo "tracer: $$(wc -c < $@) bytes ($(or $(CROSS_COMPILE),native))"
@@ -108,6 +137,17 @@ test-qemu:
 	KERNEL=$(KERNEL) CPU=$(CPU) bash test/qemu.sh $(or $(ARCH),all)
 
 .PHONY: test-qemu
+
+# dist/tracer-ARCH (defconfig) for every arch of test-qemu and
+# dist/SHA256SUMS; installs the toolchains (test/dist.sh). test-dist
+# judges them too (the last step of test-qemu).
+dist:
+	bash test/dist.sh
+
+test-dist:
+	bash test/dist.sh --test
+
+.PHONY: dist test-dist
 
 # Benchmarks: hot path, idle, dump, size, memory -> bench/results.md (~8 min, root; never part of test)
 bench:

@@ -84,12 +84,14 @@ export DEBIAN_FRONTEND=noninteractive
 # the set ARCH=all runs: ARCH KERNEL [CPU], the first eight as before
 GUESTS="x86_64/6.1 aarch64/6.1 armhf/6.1 s390x/6.1 i386/6.1 mipsel/6.1 mips64el/6.1 ppc64el/6.1
 x86_64/4.9 x86_64/5.10 x86_64/6.12 x86_64/4.4 aarch64/5.10 armhf/5.10 riscv64/6.12 mips/6.1 mips/6.1/24Kc x86_64/pmsg"
+# and last, with the toolchains all there: make dist, judged (test/dist.sh --test)
 if [ "$ARCH" = all ]; then
 	P=0 F=0 S=
-	for g in $GUESTS; do
+	for g in $GUESTS dist; do
 		IFS=/ read -r a k c <<<"$g"
 		l=/tmp/tracer-qemu-${g//\//-}.log
-		KERNEL=$k CPU=$c bash "$0" "$a" 2>&1 | tee "$l"
+		if [ "$g" = dist ]; then bash test/dist.sh --test 2>&1 | tee "$l"; else
+		KERNEL=$k CPU=$c bash "$0" "$a" 2>&1 | tee "$l"; fi
 		set -- $(tail -1 "$l")
 		[ "${2:-}" = passed, ] && P=$((P + $1)) F=$((F + $3)) || F=$((F + 1))
 		S="$S== $g: $(tail -1 "$l"), $(sed -n 's/^== total [^:]*: //p' "$l")$(grep -m1 '^SKIP' "$l" | sed 's/^/ /')
@@ -97,7 +99,7 @@ if [ "$ARCH" = all ]; then
 		echo "== $g: $(tail -1 "$l")"
 	done
 	printf '%s' "$S"
-	for g in $GUESTS; do	# the failures again, where a CI log's tail shows them
+	for g in $GUESTS dist; do	# the failures again, where a CI log's tail shows them
 		sed -n '/^== the failures again:/,$p' "/tmp/tracer-qemu-${g//\//-}.log" 2>/dev/null | grep '^FAIL' | sed "s|^|$g: |"
 	done
 	echo "$P passed, $F failed"

@@ -2,6 +2,7 @@
 # Install musl cross toolchains from Debian's own packages, so that
 #   make CROSS_COMPILE=aarch64-linux-musl-
 #   make CROSS_COMPILE=arm-linux-musleabihf-
+#   make CROSS_COMPILE=arm-linux-musleabi-      (armel: ARMv5TE, soft float)
 #   make CROSS_COMPILE=s390x-linux-musl-
 #   make CROSS_COMPILE=i386-linux-musl-
 #   make CROSS_COMPILE=mipsel-linux-musl-
@@ -10,15 +11,23 @@
 #   make CROSS_COMPILE=riscv64-linux-musl-      (riscv64)
 #   make CROSS_COMPILE=mips-linux-musl-         (mips: big-endian, hard float)
 #   make CROSS_COMPILE=mips-linux-muslsf-       (mips-sf: big-endian, soft float)
+#   make                                        (x86_64: musl-tools' musl-gcc)
+# and so does the Debian gnu triplet of each (the Makefile maps
+# aarch64-linux-gnu- to aarch64-linux-musl-gcc, mips-linux-gnu- to the
+# soft-float one, ...).
 # work. Recipe per arch: the Debian gnu cross gcc (which pulls in the gnu
 # cross binutils) plus the foreign-arch musl-dev, which ships the
 # <musl-triplet>-gcc wrapper, musl's crt files, libc.a and a specs file.
-# Bookworm has no musl-dev for the last three; their musl goes into a
+# Bookworm has no musl-dev for the last three (Debian 13 none for mipsel
+# and mips64el either: it dropped both ports); their musl goes into a
 # prefix, /usr/local/lib/tracer-cross/<arch>, with a specs file and a
 # /usr/local/bin/<musl-triplet>-gcc wrapper as musl-dev's (no dpkg
 # architecture is added and dpkg does not know these files):
 #   riscv64  trixie's musl-dev:riscv64 (test/aptsuite.sh), unpacked with
 #            dpkg-deb -x, its specs' paths moved to the prefix.
+#   mipsel, mips64el  on a host whose suite has no such architecture
+#            (Debian 13): bookworm's musl-dev, the same way (its gnu
+#            cross gcc is Debian 13's gcc-mipsel-linux-gnu, ...).
 #   mips     musl 1.2.3 built for mips-linux-gnu, the tarball in
 #            $TRACER_KERNELS, else ../shared/kernels, else
 #            /work/shared/kernels (mips-be-6.1.176/musl-1.2.3-mips-be.tar.xz).
@@ -31,7 +40,7 @@
 # this script also links <musl-triplet>-{strip,objcopy,...} to them in
 # /usr/local/bin so that $(CROSS_COMPILE)strip exists.
 #
-# Usage: test/setup-cross.sh [--qemu] [aarch64|armhf|s390x|i386|mipsel|mips64el|ppc64el|riscv64|mips|mips-sf ...]
+# Usage: test/setup-cross.sh [--qemu] [aarch64|armhf|armel|s390x|i386|mipsel|mips64el|ppc64el|riscv64|mips|mips-sf|x86_64 ...]
 #         (default: aarch64 armhf s390x; 'all' is the first seven, those
 #         Debian packages whole: riscv64, mips and mips-sf are named)
 #   --qemu  also install qemu-user-static (qemu-aarch64-static, ...) to run
@@ -55,6 +64,8 @@ for a in "$@"; do
 	all) arches+=(aarch64 armhf s390x i386 mipsel mips64el ppc64el) ;;
 	aarch64|arm64) arches+=(aarch64) ;;
 	armhf|arm) arches+=(armhf) ;;
+	armel) arches+=(armel) ;;
+	x86_64|amd64) arches+=(x86_64) ;;
 	s390x) arches+=(s390x) ;;
 	i386|i686|x86) arches+=(i386) ;;
 	mipsel) arches+=(mipsel) ;;
@@ -64,7 +75,7 @@ for a in "$@"; do
 	mips|mipsbe) arches+=(mips) ;;
 	mips-sf|mipssf) arches+=(mips-sf) ;;
 	-h|--help) sed -n '2,/^set -e/p' "$0" | sed '$d'; exit 0 ;;
-	*) echo "setup-cross: unknown arch '$a' (want aarch64, armhf, s390x, i386, mipsel, mips64el, ppc64el, riscv64, mips, mips-sf)" >&2; exit 2 ;;
+	*) echo "setup-cross: unknown arch '$a' (want aarch64, armhf, armel, s390x, i386, mipsel, mips64el, ppc64el, riscv64, mips, mips-sf, x86_64)" >&2; exit 2 ;;
 	esac
 done
 [ ${#arches[@]} -gt 0 ] || arches=(aarch64 armhf s390x)
@@ -74,6 +85,9 @@ spec() {
 	case "$1" in
 	aarch64) echo "arm64 aarch64-linux-gnu aarch64-linux-musl aarch64" ;;
 	armhf)   echo "armhf arm-linux-gnueabihf arm-linux-musleabihf arm" ;;
+	armel)   echo "armel arm-linux-gnueabi arm-linux-musleabi arm" ;;
+	# musl-tools' musl-gcc, with the native gcc
+	x86_64)  echo "amd64 x86_64-linux-gnu musl x86_64" ;;
 	s390x)   echo "s390x s390x-linux-gnu s390x-linux-musl s390x" ;;
 	# the musl triplet as musl-dev names its gcc wrapper
 	# (i386-linux-musl-gcc runs i686-linux-gnu-gcc)
@@ -87,7 +101,20 @@ spec() {
 	mips-sf)  echo "mips mips-linux-gnu mips-linux-muslsf mips" ;;
 	esac
 }
-is_local() { case "$1" in riscv64|mips|mips-sf) return 0 ;; *) return 1 ;; esac; }
+# the arch's suite: is DARCH one of the host suite's architectures (by
+# the Release files of apt's lists; none yet: assume so)
+suite_has() {
+	local r
+	r=$(cat /var/lib/apt/lists/*Release 2>/dev/null | grep '^Architectures:') || return 0
+	grep -qw -- "$1" <<<"$r"
+}
+is_local() {
+	case "$1" in
+	riscv64|mips|mips-sf) return 0 ;;
+	mipsel|mips64el) ! suite_has "$1" ;;
+	*) return 1 ;;
+	esac
+}
 
 # A compiler "works" if it can link a static program.
 cc_works() {
@@ -126,7 +153,10 @@ CACHE=${TRACER_CROSS_CACHE:-/var/cache/tracer-cross}
 
 # write_specs FILE PREFIX LDSO [GCCDIR]: the specs file of Debian's
 # musl-dev (musl's tools/musl-gcc.specs.sh, with trixie's static-pie
-# lines) for musl in PREFIX/include and PREFIX/lib. With GCCDIR, libgcc.a,
+# lines) for musl in PREFIX/include and PREFIX/lib. Its cc1 keeps what
+# gcc's MIPS cc1 does with -EB and -EL: gcc 14 (Debian 13) adds one of
+# them itself, and says "unrecognized command-line option '-EL'" when no
+# spec takes it. With GCCDIR, libgcc.a,
 # crtbeginS.o and crtendS.o come from GCCDIR and gcc's own library
 # directory is not searched (mips-sf: gcc's there are hard float).
 write_specs() {
@@ -144,7 +174,7 @@ write_specs() {
 -nostdinc -isystem $p/include -isystem include%s %(old_cpp_options)
 
 *cc1:
-%(cc1_cpu) -nostdinc -isystem $p/include -isystem include%s
+%(cc1_cpu) %{EB:-meb} %{EL:-mel} -nostdinc -isystem $p/include -isystem include%s
 
 *link_libgcc:
 $libdirs
@@ -186,34 +216,45 @@ write_wrapper() {
 mirror() {
 	{ cat /etc/apt/sources.list.d/*.sources 2>/dev/null; echo; } |
 		awk '/^URIs:/ && $2 !~ /security/ { print $2; exit }' | grep . ||
-	cat /etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null |
+	{ cat /etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null || :; } |	# (a glob that matches nothing: no failure for pipefail and the ERR trap)
 		awk '$1 == "deb" { for (i = 2; i <= NF; i++) if ($i ~ /^(http|https|file):/ && $i !~ /security/) { print $i; exit } }' | grep .
 }
 
-# riscv64: trixie's musl-dev 1.2.5 (bookworm has none), unpacked as it
-# is into $XPREFIX/riscv64 (usr/lib/riscv64-linux-musl, ...), not into /
+# musl_deb SUITE ARCH: SUITE's musl-dev:ARCH (test/aptsuite.sh), unpacked
+# as it is into $XPREFIX/ARCH (usr/lib/<musl-triplet>, ...), not into /
 # where dpkg would not know the files; its specs' paths are moved there.
-# Bookworm's ld 2.40 crashes (SIGSEGV) linking trixie's crt1.o/Scrt1.o/
-# rcrt1.o as they are: they lose their debug info (that alone makes
-# hello, tracer and test/work.c link), and libc.a loses .riscv.attributes
-# (its arch string names extensions newer than ld 2.40: zaamo, zalrsc),
-# which code needs nothing of.
-setup_riscv64() {
-	local m=riscv64-linux-musl P=$XPREFIX/riscv64 deb L f
+musl_deb() {
+	local S=$1 a=$2 darch gnu m qemu P=$XPREFIX/$2 deb
+	read -r darch gnu m qemu <<<"$(spec "$a")"
 	tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT	# (not local: the trap runs as this arch's subshell ends)
-	deb=$(cd "$tmp" && "$TESTDIR/aptsuite.sh" trixie riscv64 download musl-dev)
+	deb=$(cd "$tmp" && "$TESTDIR/aptsuite.sh" "$S" "$darch" download musl-dev)
 	rm -rf "$P.new"; mkdir -p "$P.new"
 	dpkg-deb -x "$tmp/$deb" "$P.new"
-	L=$P.new/usr/lib/$m
-	sed -i "s#/usr/\(lib\|include\)/$m#$P/usr/\1/$m#g" "$L/musl-gcc.specs"
+	sed -i -e "s#/usr/\(lib\|include\)/$m#$P/usr/\1/$m#g" \
+		-e 's/^%(cc1_cpu) /%(cc1_cpu) %{EB:-meb} %{EL:-mel} /' "$P.new/usr/lib/$m/musl-gcc.specs"	# as write_specs
+	rm -f "$P.new/usr/bin/$m-gcc"	# its paths are /usr's: written below
+	[ "$a" != riscv64 ] || riscv64_fix "$P.new/usr/lib/$m"
+	rm -rf "$P"; mv "$P.new" "$P"
+	write_wrapper "$m" "$gnu" "$P/usr/lib/$m/musl-gcc.specs"
+	echo "setup-cross: $a: $deb ($S) unpacked in $P, its specs' paths moved there"
+}
+
+# riscv64: trixie's musl-dev 1.2.5 (bookworm has none). Bookworm's ld
+# 2.40 crashes (SIGSEGV) linking trixie's crt1.o/Scrt1.o/rcrt1.o as they
+# are: they lose their debug info (that alone makes hello, tracer and
+# test/work.c link), and libc.a loses .riscv.attributes (its arch string
+# names extensions newer than ld 2.40: zaamo, zalrsc), which code needs
+# nothing of.
+riscv64_fix() {
+	local L=$1 f
 	riscv64-linux-gnu-objcopy --remove-section=.riscv.attributes "$L/libc.a"
 	for f in crt1.o Scrt1.o rcrt1.o; do riscv64-linux-gnu-objcopy --strip-debug "$L/$f"; done
-	rm -f "$P.new/usr/bin/$m-gcc"	# its paths are /usr's: written below
-	rm -rf "$P"; mv "$P.new" "$P"
-	write_wrapper "$m" riscv64-linux-gnu "$P/usr/lib/$m/musl-gcc.specs"
-	echo "setup-cross: riscv64: $deb (trixie) unpacked in $P, its specs' paths moved there;" \
-		"libc.a without .riscv.attributes, crt1.o Scrt1.o rcrt1.o without debug info (for ld 2.40)"
+	echo "setup-cross: riscv64: libc.a without .riscv.attributes, crt1.o Scrt1.o rcrt1.o without debug info (for ld 2.40)"
 }
+setup_riscv64() { musl_deb trixie riscv64; }
+# mipsel, mips64el on Debian 13, which has no such ports: bookworm's
+setup_mipsel() { musl_deb bookworm mipsel; }
+setup_mips64el() { musl_deb bookworm mips64el; }
 
 kernels_dir() {	# the folder of ../shared/kernels, as test/qemu.sh finds it
 	local d
@@ -519,8 +560,11 @@ todo=()
 for a in "${arches[@]}"; do
 	read -r darch gnu musl qemu <<<"$(spec "$a")"
 	if cc_works "$musl-gcc"; then
-		link_binutils "$gnu" "$musl"
+		[ "$a" = x86_64 ] || link_binutils "$gnu" "$musl"
 		echo "setup-cross: $a: $musl-gcc already present"
+	elif [ "$a" = x86_64 ]; then
+		todo+=("$a")
+		pkgs+=(musl-tools gcc)
 	elif is_local "$a"; then
 		# the gnu cross gcc alone (no dpkg architecture added), and
 		# what setup_<arch> runs: curl for the mirror, xz for tarballs,
@@ -587,9 +631,9 @@ for a in "${todo[@]}"; do
 		fi
 		echo "setup-cross: $a: set up in $(( $(date +%s) - t0 ))s"
 	fi
-	link_binutils "$gnu" "$musl"
+	[ "$a" = x86_64 ] || link_binutils "$gnu" "$musl"
 	if cc_works "$musl-gcc"; then
-		echo "setup-cross: $a: installed $musl-gcc (strip: $musl-strip -> $gnu-strip)"
+		echo "setup-cross: $a: installed $musl-gcc$([ "$a" = x86_64 ] || echo " (strip: $musl-strip -> $gnu-strip)")"
 	else
 		echo "setup-cross: $a: $musl-gcc still does not link a static program" >&2
 		rc=1

@@ -151,6 +151,20 @@ if command -v aarch64-linux-musl-gcc >/dev/null; then
 	make -s -C "$T/x" >"$T/x.log" 2>&1
 	case "$(file -b "$T/x/tracer")" in *x86-64*) pass "make after a cross build builds native again" ;;
 	*) fail "make after a cross build builds native again" "$(file -b "$T/x/tracer")" ;; esac
+	# Debian's gnu triplet: its musl wrapper builds
+	if make -s -C "$T/x" CROSS_COMPILE=aarch64-linux-gnu- >"$T/x.log" 2>&1; then
+		case "$(file -b "$T/x/tracer")" in *aarch64*static*) pass "CROSS_COMPILE=aarch64-linux-gnu- builds with aarch64-linux-musl-gcc" ;;
+		*) fail "CROSS_COMPILE=aarch64-linux-gnu- builds with aarch64-linux-musl-gcc" "$(file -b "$T/x/tracer")" ;; esac
+	else
+		fail "CROSS_COMPILE=aarch64-linux-gnu- builds with aarch64-linux-musl-gcc" "$(tail -5 "$T/x.log")"
+	fi
+	# a failed build leaves no tracer of the arch before
+	make -s -C "$T/x" CROSS_COMPILE=nosuch-linux-gnu- >"$T/x.log" 2>&1; e=$?
+	if [ $e != 0 ] && [ ! -e "$T/x/tracer" ] && grep -q "no nosuch-linux-gnu-gcc" "$T/x.log"; then
+		pass "a build with a missing compiler fails, says so, and leaves no tracer"
+	else
+		fail "a build with a missing compiler fails, says so, and leaves no tracer" "exit $e, $(ls "$T/x/tracer" 2>&1), $(head -c 300 "$T/x.log")"
+	fi
 else
 	skip "cross build for aarch64" "aarch64-linux-musl-gcc not installed (test/setup-cross.sh installs it)"
 fi
