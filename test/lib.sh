@@ -62,6 +62,8 @@ need_tools() {
 	command -v perf >/dev/null || pkgs="$pkgs linux-perf"
 	command -v musl-gcc >/dev/null || pkgs="$pkgs musl-tools"
 	command -v gcc >/dev/null || pkgs="$pkgs gcc"
+	# as and ld: gcc 14's (Debian 13) only by its recommends; readelf
+	for t in as ld readelf; do command -v $t >/dev/null || { pkgs="$pkgs binutils"; break; }; done
 	[ -e /usr/include/stdio.h ] || pkgs="$pkgs libc6-dev"
 	command -v file >/dev/null || pkgs="$pkgs file"
 	command -v kconfig-conf >/dev/null || pkgs="$pkgs kconfig-frontends"
