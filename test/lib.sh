@@ -278,7 +278,7 @@ PP= PPV=
 pp_up() {
 	PP= PPV=
 	if command -v hotspot-perfparser >/dev/null; then PP=hotspot-perfparser PPV=host
-	elif [ -x "$RCACHE/bookworm/usr/local/bin/hotspot-perfparser" ]; then
+	elif [ -x "$RCACHE/bookworm$(readlink "$RCACHE/bookworm/usr/local/bin/hotspot-perfparser")" ]; then	# (its path there)
 		for d in /proc /sys "$RBIND"; do mkdir -p "$RCACHE/bookworm$d"; done
 		PP=rpp PPV=bookworm
 	fi

@@ -73,7 +73,7 @@ pp_in() {
 perfparser() {
 	local e1 e2
 	command -v hotspot-perfparser >/dev/null && return 0
-	[ -x "$CACHE/bookworm/usr/local/bin/hotspot-perfparser" ] && return 0
+	[ -x "$CACHE/bookworm$(readlink "$CACHE/bookworm/usr/local/bin/hotspot-perfparser")" ] && return 0	# (its path there)
 	e1=$(pp_in) && return 0
 	e2=$(chroot_perf bookworm && pp_in chroot "$CACHE/bookworm") && return 0
 	echo "perfparser: here: $e1; in $CACHE/bookworm: $e2"
