@@ -62,6 +62,8 @@ need_tools() {
 	command -v perf >/dev/null || pkgs="$pkgs linux-perf"
 	command -v musl-gcc >/dev/null || pkgs="$pkgs musl-tools"
 	command -v gcc >/dev/null || pkgs="$pkgs gcc"
+	# as and ld: gcc 14's (Debian 13) only by its recommends; readelf
+	for t in as ld readelf; do command -v $t >/dev/null || { pkgs="$pkgs binutils"; break; }; done
 	[ -e /usr/include/stdio.h ] || pkgs="$pkgs libc6-dev"
 	command -v file >/dev/null || pkgs="$pkgs file"
 	command -v kconfig-conf >/dev/null || pkgs="$pkgs kconfig-frontends"
@@ -174,14 +176,17 @@ monotonic() {
 			END { exit !(n > 0 && !bad) }'
 }
 
-# ---- the reader matrix: perf 6.1 (host), 6.12 (trixie), newest (sid) ----
+# ---- the reader matrix: the host's perf, and perf 6.1 (bookworm), 6.12
+# (trixie) and the newest (sid), each in a chroot where it is not the
+# host's own; each labelled by its `perf version` ----
 # readers_up DIR LOG: READERS is "host" and each chroot (under $RCACHE)
-# that is built and runs perf, and a SKIP for each other one, naming what
-# failed: its line of LOG (test/setup-readers.sh's output), or the command
-# that runs perf in it and that command's error. rperf VER ARGS... runs
-# that version. A chroot sees /proc, /sys (perf checks the kernel's
-# build-id there) and DIR at the same paths, so a dump's paths and the
-# workload's binaries are the same inside. RMNT says how:
+# that is built and runs a perf of another version, and a SKIP for each
+# other one, naming what failed: its line of LOG (test/setup-readers.sh's
+# output), or the command that runs perf in it and that command's error.
+# HL: the host perf's version, the judge the others are held to.
+# rperf VER ARGS... runs that version. A chroot sees /proc, /sys (perf
+# checks the kernel's build-id there) and DIR at the same paths, so a
+# dump's paths and the workload's binaries are the same inside. RMNT says how:
 #   ns    the mounts live in a private mount namespace of each perf run
 #         (unshare -m --propagation private), so they go with it: nothing
 #         to undo, and runs side by side never meet.
@@ -190,28 +195,36 @@ monotonic() {
 #         bind-mounts, runs perf and unmounts, holding $RCACHE/VER.lock so
 #         that runs side by side take turns.
 RCACHE=${TRACER_READERS_CACHE:-/var/cache/tracer-readers}
-READERS=host RBIND= RMNT=ns RWHY=
+RSUITES="bookworm trixie sid"	# (test/setup-readers.sh builds the same)
+READERS=host RBIND= RMNT=ns RWHY= HL=
 
-# the chroot's side of rperf: sh -c RPERF_SH sh ROOT DIR ARGS...; in bind
-# mode (RMNT=bind in its environment) it undoes its mounts on the way out
-RPERF_SH='r=$1 d=$2; shift 2; u=
+# the chroot's side of rrun: sh -c RPERF_SH sh ROOT DIR PROG ARGS...; in
+# bind mode (RMNT=bind in its environment) it undoes its mounts on the
+# way out
+RPERF_SH='r=$1 d=$2 p=$3; shift 3; u=
 	[ "$RMNT" = bind ] && trap '\''for m in $u; do umount "$r$m" 2>/dev/null || umount -l "$r$m"; done'\'' EXIT &&
 		trap "exit 130" INT TERM HUP
 	for m in /proc /sys "$d"; do
 		mount --bind "$m" "$r$m" || { echo "rperf: mount --bind $m $r$m failed" >&2; exit 125; }
 		u="$m $u"
 	done
-	[ "$RMNT" = bind ] || exec chroot "$r" perf "$@"
-	chroot "$r" perf "$@"'
+	[ "$RMNT" = bind ] || exec chroot "$r" "$p" "$@"
+	chroot "$r" "$p" "$@"'
 
-rperf() {
+# rrun SUITE PROG ARGS...: PROG of the chroot SUITE, as rperf runs perf
+rrun() {
 	local v=$1; shift
-	if [ "$v" = host ]; then perf "$@"; return; fi
 	if [ "$RMNT" = ns ]; then
 		unshare -m --propagation private sh -c "$RPERF_SH" sh "$RCACHE/$v" "$RBIND" "$@"
 	else
 		RMNT=bind flock "$RCACHE/$v.lock" sh -c "$RPERF_SH" sh "$RCACHE/$v" "$RBIND" "$@"
 	fi
+}
+
+rperf() {
+	local v=$1; shift
+	if [ "$v" = host ]; then perf "$@"; return; fi
+	rrun "$v" perf "$@"
 }
 
 # rcmd VER: what rperf VER runs, for a SKIP
@@ -222,17 +235,23 @@ rcmd() {
 	esac
 }
 
-# rlabel VER: "6.1.187", "6.12.117", "7.2.13"
+# rlabel VER: "6.1.187", "6.12.117", "7.2.13": what its perf says
 rlabel() { rperf "$1" version 2>/dev/null | awk '{ print $3 }'; }
 
+# the host's Debian suite (none on another distribution)
+host_suite() { (. /etc/os-release 2>/dev/null && echo "${VERSION_CODENAME:-}"); }
+
 readers_up() {
-	local s d e rc
+	local s d e rc l seen hs
 	READERS=host RBIND=$1 RMNT=ns RWHY=	# (again from scratch: a second call adds no reader twice)
+	HL=$(rlabel host) hs=$(host_suite)
+	seen=" ${HL%.*} "	# versions by major.minor: each once
 	if ! e=$(unshare -m --propagation private true 2>&1); then
 		RMNT=bind RWHY="'unshare -m --propagation private true' failed: $e"
 		echo "readers: $RWHY; bind mounts around each perf run instead"
 	fi
-	for s in trixie sid; do
+	for s in $RSUITES; do
+		[ "$s" = "$hs" ] && continue	# the host's perf is that one
 		if [ ! -x "$RCACHE/$s/usr/bin/perf" ]; then
 			skip "reader matrix: perf of $s" "no chroot $RCACHE/$s: $(grep -m1 "^$s:" "$2" 2>/dev/null ||
 				echo "test/setup-readers.sh $s failed, and said nothing in ${2:-its log}")"
@@ -240,10 +259,32 @@ readers_up() {
 		fi
 		for d in /proc /sys "$RBIND"; do mkdir -p "$RCACHE/$s$d"; done
 		e=$(rperf $s version 2>&1 >/dev/null); rc=$?
-		if [ $rc = 0 ]; then READERS="$READERS $s"
-		else skip "reader matrix: perf of $s" "$(rcmd $s): exit $rc: $(echo "$e" | tr -s '\n ' '  ')"; fi
+		if [ $rc != 0 ]; then
+			skip "reader matrix: perf of $s" "$(rcmd $s): exit $rc: $(echo "$e" | tr -s '\n ' '  ')"
+			continue
+		fi
+		l=$(rlabel $s)
+		case $seen in
+		*" ${l%.*} "*) echo "readers: perf of $s is $l, a version the matrix has: not twice" ;;
+		*) READERS="$READERS $s" seen="$seen${l%.*} " ;;
+		esac
 	done
 }
+
+# pp_up: PP runs hotspot's perfparser, PPV says whose: the host's, or
+# bookworm's in its chroot (test/setup-readers.sh; trixie has no hotspot).
+# After readers_up (RBIND, RMNT).
+PP= PPV=
+pp_up() {
+	PP= PPV=
+	if command -v hotspot-perfparser >/dev/null; then PP=hotspot-perfparser PPV=host
+	elif [ -x "$RCACHE/bookworm$(readlink "$RCACHE/bookworm/usr/local/bin/hotspot-perfparser")" ]; then	# (its path there)
+		for d in /proc /sys "$RBIND"; do mkdir -p "$RCACHE/bookworm$d"; done
+		PP=rpp PPV=bookworm
+	fi
+	[ -n "$PP" ]
+}
+rpp() { rrun bookworm hotspot-perfparser "$@"; }
 
 # pp_complaints: perfparser's complaints (its stderr) that count: not
 # those of a file missing here for a binary the test did not run (a

@@ -1,15 +1,19 @@
 #!/usr/bin/env bash
 # The host readers that judge tracer's dumps, from Debian's own packages:
-#   6.1       the host's perf (bookworm's linux-perf)
-#   6.12      perf in a debootstrap --variant=minbase trixie chroot
-#   sid       the newest packaged perf, in a sid chroot (7.x in 2026)
-#   perfparser  hotspot's reader (bookworm's hotspot, no recommends)
+# the host's perf, and linux-perf in a debootstrap --variant=minbase
+# chroot of each suite that is not the host's own:
+#   bookworm  perf 6.1
+#   trixie    perf 6.12
+#   sid       the newest packaged perf (7.x in 2026)
+#   perfparser  hotspot's reader (hotspot, no recommends): the host's, or
+#             where its Debian has none (trixie), bookworm's in its chroot
 # The chroots are built once into $TRACER_READERS_CACHE (default
 # /var/cache/tracer-readers, outside the tree) and reused; a half-built
 # one is never taken for done (it is built aside and renamed). The mirror
 # is the machine's own, read from its apt sources.
 #
-# Usage: test/setup-readers.sh [trixie|sid|perfparser|all]   (default all)
+# Usage: test/setup-readers.sh [bookworm|trixie|sid|perfs|perfparser|all]   (default all;
+# perfs: each suite's chroot but the host's)
 # Exit 0 when every reader asked for is there; otherwise 1 and one line
 # per reader missing, with the reason.
 set -u
@@ -51,15 +55,39 @@ chroot_perf() {
 	rm -rf "$d" && mv "$d.new" "$d"
 }
 
+# pp_in [chroot DIR]: hotspot installed (here, or in the chroot DIR) and
+# its perfparser linked as /usr/local/bin/hotspot-perfparser there
+pp_in() {
+	local e p
+	e=$("$@" apt-get install "${APT[@]}" hotspot 2>&1) ||
+		{ "$@" apt-get update -qq >/dev/null 2>&1; e=$("$@" apt-get install "${APT[@]}" hotspot 2>&1); } ||
+		{ echo "apt-get install hotspot failed: $(echo "$e" | tail -1)"; return 1; }
+	"$@" apt-get clean
+	p=$("$@" dpkg -L hotspot 2>/dev/null | grep -m1 '/hotspot-perfparser$')
+	[ -n "$p" ] || { echo "hotspot has no hotspot-perfparser"; return 1; }
+	"$@" ln -sf "$p" /usr/local/bin/hotspot-perfparser
+}
+
+# perfparser: the host's hotspot; where the host's Debian has none
+# (trixie), bookworm's, in the chroot of perf 6.1 (test/lib.sh's rpp)
 perfparser() {
-	local p=/usr/lib/x86_64-linux-gnu/libexec/hotspot-perfparser e
+	local e1 e2
 	command -v hotspot-perfparser >/dev/null && return 0
-	[ -x "$p" ] || e=$(apt-get install "${APT[@]}" hotspot 2>&1) ||
-		{ apt-get update -qq >/dev/null 2>&1; e=$(apt-get install "${APT[@]}" hotspot 2>&1); } ||
-		{ echo "perfparser: apt-get install hotspot failed: $(echo "$e" | tail -1)"; return 1; }
-	p=$(dpkg -L hotspot 2>/dev/null | grep -m1 '/hotspot-perfparser$')
-	[ -x "$p" ] || { echo "perfparser: hotspot has no hotspot-perfparser"; return 1; }
-	ln -sf "$p" /usr/local/bin/hotspot-perfparser
+	[ -x "$CACHE/bookworm$(readlink "$CACHE/bookworm/usr/local/bin/hotspot-perfparser")" ] && return 0	# (its path there)
+	e1=$(pp_in) && return 0
+	e2=$(chroot_perf bookworm && pp_in chroot "$CACHE/bookworm") && return 0
+	echo "perfparser: here: $e1; in $CACHE/bookworm: $e2"
+	return 1
+}
+
+# perfs: a chroot of each suite but the host's own (its perf is there)
+perfs() {
+	local s hs rc=0
+	hs=$(. /etc/os-release 2>/dev/null && echo "${VERSION_CODENAME:-}")
+	for s in bookworm trixie sid; do	# (test/lib.sh's RSUITES)
+		[ "$s" = "$hs" ] || chroot_perf $s || rc=1
+	done
+	return $rc
 }
 
 [ "$(id -u)" = 0 ] || { echo "setup-readers: needs root (debootstrap, chroot)"; exit 1; }
@@ -68,8 +96,9 @@ flock 9	# two test runs build one chroot once
 rc=0
 for r in ${@:-all}; do
 	case $r in
-	all) chroot_perf trixie || rc=1; chroot_perf sid || rc=1; perfparser || rc=1 ;;
-	trixie|sid) chroot_perf "$r" || rc=1 ;;
+	all) perfs || rc=1; perfparser || rc=1 ;;
+	perfs) perfs || rc=1 ;;
+	bookworm|trixie|sid) chroot_perf "$r" || rc=1 ;;
 	perfparser) perfparser || rc=1 ;;
 	*) echo "setup-readers: unknown reader '$r'"; exit 2 ;;
 	esac

@@ -1,15 +1,15 @@
 # The reader matrix: every dump mode, made with uniquely named workloads,
-# read by perf 6.1 (the host's), perf 6.12 (trixie), the newest packaged
-# perf (sid) and hotspot's perfparser. Every version must decode the same
-# workload facts as 6.1, which the workload itself vouches for. A tool
+# read by the host's perf, perf 6.1 (bookworm), 6.12 (trixie) and the
+# newest packaged perf (sid), each in a chroot where the host's is
+# another, and hotspot's perfparser. Every version must decode the same
+# workload facts as the host's ($HL), which the workload itself vouches for. A tool
 # that fails on our dump is our bug, unless it fails the same way on
 # perf's own recording of the same events: then it is a perf limit, and
 # the test says so.
 
 readers_up "$T" "$T/readers.log"	# a SKIP for each chroot that fails, and why
-PP=; command -v hotspot-perfparser >/dev/null && PP=hotspot-perfparser ||
-	skip "reader matrix: hotspot-perfparser" "$(grep '^perfparser:' "$T/readers.log" || echo "not installed")"
-echo "readers: $(for v in $READERS; do printf '%s=%s ' $v "$(rlabel $v)"; done)${PP:+perfparser}"
+pp_up || skip "reader matrix: hotspot-perfparser" "$(grep '^perfparser:' "$T/readers.log" || echo "not installed")"
+echo "readers: $(for v in $READERS; do printf '%s=%s ' $v "$(rlabel $v)"; done)${PP:+perfparser($PPV)}"
 
 R=rd$$x$RANDOM; R=${R:0:9}	# workload names: $R + mode, at most 15
 EVS="sched:sched_switch sched:sched_wakeup sched:sched_process_exec signal:signal_generate cpu-clock"
@@ -62,15 +62,15 @@ facts() {
 # fact FACTS KEY: the number a fact line "KEY N" gives, or 0
 fact() { echo "$1" | awk -v k="$2" 'substr($0, 1, length(k) + 1) == k " " { n = $NF } END { print n + 0 }'; }
 
-# expect MODE FACTS KEY...: each KEY counts more than 0 in 6.1's facts
+# expect MODE FACTS KEY...: each KEY counts more than 0 in the host's facts
 expect() {
 	local m=$1 f=$2 k; shift 2
 	for k in "$@"; do
-		[ "$(fact "$f" "$k")" -gt 0 ] && pass "$m: perf 6.1 decodes $k ($(fact "$f" "$k"))" ||
-			fail "$m: perf 6.1 decodes $k" "$(echo "$f" | tr '\n' ';')"
+		[ "$(fact "$f" "$k")" -gt 0 ] && pass "$m: perf $HL decodes $k ($(fact "$f" "$k"))" ||
+			fail "$m: perf $HL decodes $k" "$(echo "$f" | tr '\n' ';')"
 	done
-	testing "$m: perf 6.1: timestamps never go backwards" 0 "$(fact "$f" backwards)"
-	testing "$m: perf 6.1: each line of perf script -G -F ... is a sample" 0 "$(fact "$f" unparsed)"
+	testing "$m: perf $HL: timestamps never go backwards" 0 "$(fact "$f" backwards)"
+	testing "$m: perf $HL: each line of perf script -G -F ... is a sample" 0 "$(fact "$f" unparsed)"
 }
 
 # judge NAME VER CHECK OURS OWN: "CHECK VER FILE" must hold for our dump
@@ -84,7 +84,7 @@ judge() {
 	else fail "$name" "$(tail -2 "$T/judge.ours" | tr '\n' ' ')"; fi
 }
 
-# own FILE EVENTS NAME ARGS...: perf 6.1's own recording of EVENTS,
+# own FILE EVENTS NAME ARGS...: the host perf's own recording of EVENTS,
 # system wide, while the workload NAME runs ARGS (made once); a stream
 # if FILE ends in .pipe
 own() {
@@ -97,7 +97,7 @@ own() {
 }
 
 # tools MODE FILE FACTS61: every reader's perf on one dump: the same
-# facts as 6.1, and what report, script -F, evlist and the header say.
+# facts as the host's, and what report, script -F, evlist and the header say.
 # NEV: how many events the mode records.
 tools() {
 	local m=$1 f=$2 f61=$3 v l fv w=${WL# }
@@ -106,15 +106,15 @@ tools() {
 		l=$(rlabel $v)
 		if [ $v != host ]; then
 			fv=$(facts $v "$f" $WL)
-			[ "$fv" = "$f61" ] && pass "$m: perf $l decodes the same facts as 6.1" ||
-				fail "$m: perf $l decodes the same facts as 6.1" "$(diff <(echo "$f61") <(echo "$fv") | grep '^[<>]' | head -6 | tr '\n' ' ')"
+			[ "$fv" = "$f61" ] && pass "$m: perf $l decodes the same facts as $HL" ||
+				fail "$m: perf $l decodes the same facts as $HL" "$(diff <(echo "$f61") <(echo "$fv") | grep '^[<>]' | head -6 | tr '\n' ' ')"
 		fi
 		rperf $v report --stdio --sort comm -i "$f" >"$T/rep.$v" 2>&1 &&
 			grep -qE "^ +[0-9.]+% +$w +\$" "$T/rep.$v" &&
 			pass "$m: perf $l report shows the workload" ||
 			fail "$m: perf $l report shows the workload" "$(grep -m3 -E 'rror|^ +[0-9]' "$T/rep.$v" | tr '\n' ' ')"
 		grep -E '^# (Samples|Event count)' "$T/rep.$v" >"$T/repn.$v"
-		[ $v = host ] || check "$m: perf $l report counts what 6.1 counts" cmp -s "$T/repn.host" "$T/repn.$v"
+		[ $v = host ] || check "$m: perf $l report counts what $HL counts" cmp -s "$T/repn.host" "$T/repn.$v"
 		n=$(rperf $v script -F comm,pid,tid,cpu,time,event,trace -i "$f" 2>/dev/null |
 			grep -c "sig=10 errno=0 code=0 comm=$w ")
 		[ "$n" -gt 0 ] && pass "$m: perf $l script -F ...,trace decodes the fields" ||
@@ -196,7 +196,7 @@ fi
 stop_works
 
 # mode MODE NEV CONFIG KEY...: a stream of one dump of CONFIG (NEV
-# events) with the workload $R$MODE; the KEYs must count in 6.1's facts,
+# events) with the workload $R$MODE; the KEYs must count in the host's facts,
 # and every reader must agree
 mode() {
 	local m=$1 nev=$2 cfg=$3 f; shift 3
@@ -340,7 +340,7 @@ if start_tracer "$T/m9" 'buf=4m procs=2048'; then
 	stop_tracer >/dev/null
 	for k in 1 2; do
 		eval rc=\$rc$k; which=$([ $k = 1 ] && echo "started before tracer" || echo "started while tracer runs")
-		testing "perf 6.1 record -a $which completes" "0 " "$rc $(grep -m1 -E 'assert|smash' "$T/co$k.log")"
+		testing "perf $HL record -a $which completes" "0 " "$rc $(grep -m1 -E 'assert|smash' "$T/co$k.log")"
 		perf script -i "$T/co$k.data" >"$T/co$k.txt" 2>&1 && grep -qE "^ *$w +[0-9]+ .*work_hot_loop" "$T/co$k.txt" &&
 			pass "perf record -a $which: its file decodes, with the workload's symbols" || fail "perf record -a $which: its file decodes" "$(tail -2 "$T/co$k.txt")"
 	done

@@ -4,7 +4,8 @@
 # timechart (an svg of it running), perf trace -s (its 1500 failed
 # closes), perf inject (a file whose perf script is the input's, its
 # samples there) and perf data convert --to-json (its samples, as many
-# as perf script has), in perf 6.1, 6.12 and the newest, and perfparser
+# as perf script has), in the host's perf and perf 6.1, 6.12 and the
+# newest (test/lib.sh's readers_up), and perfparser
 # (every sample, no complaint). Five tracers record the one workload at
 # once: a file dump (-o), and a stream, a frame=text capture, a zstd
 # stream and a zstd frame=text capture, each converted on the host with
@@ -12,7 +13,7 @@
 # of the same events is that perf version's limit: SKIP, said so.
 
 readers_up "$T" "$T/readers.log"	# a SKIP for each chroot that fails, and why
-TLPP=; command -v hotspot-perfparser >/dev/null && TLPP=hotspot-perfparser ||
+TLPP=; pp_up && TLPP=$PP ||
 	skip "tools: hotspot-perfparser" "$(grep '^perfparser:' "$T/readers.log" || echo "not installed")"
 
 # close is 3 on x86_64: close alone, or the whole machine's syscalls
@@ -55,7 +56,7 @@ for m in $ok; do
 done
 echo "tools: $tw pid $twp, modes:$TLMODES"
 
-# what 6.1's perf script says of each file, the judge's numbers: all
+# what the host perf's script says of each file, the judge's numbers: all
 # samples, and the workload's close() entries (its loader's and its
 # shell's closes before the exec are the workload's pid's too)
 for m in $TLMODES; do
@@ -90,7 +91,7 @@ t_timechart() {	# the svg draws it running
 	TLOK=$(grep -c "<title>$4 $3 running" "$T/tl.svg")
 	[ "$TLOK" -gt 0 ] && TLOK="$TLOK runs of it"
 }
-t_trace() {	# TLN failed closes; every close entry 6.1's perf script has
+t_trace() {	# TLN failed closes; every close entry the host's perf script has
 	local c=$TLN; [ "$2" != "$TLOWN" ] && c=$(awk '{ print $2 }' "${2%.data}.n")
 	rperf $1 trace -s -i "$2" >"$T/tl.log" 2>&1 || return 1
 	TLOK=$(awk -v t=" $3 ($4)," 'index($0, t) == 1 { on = 1; next } on && /^ [^ ]/ { on = 0 }
