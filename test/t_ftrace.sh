@@ -37,9 +37,12 @@ def recs(path):
         i = next((k for k, w in enumerate(f) if w.startswith('[') and w.endswith(']')), -1)
         if i < 0 or f[i + 2] != 'sched:sched_switch:':
             continue
-        # tid/pid and the fields: not perf's comm of the tid, which it
-        # takes from /proc (a kworker's changes: kworker/u8:4-ev, +ev)
-        cpus.setdefault(f[i], []).append((float(f[i + 1].rstrip(':')), ' '.join(f[i - 1:i] + f[i + 2:])))
+        # tid and the fields: not perf's comm of the tid, which it
+        # takes from /proc (a kworker's changes: kworker/u8:4-ev, +ev),
+        # nor its pid: the ftrace engine has the tid, and the pid from
+        # /proc at dump time (another job's thread gone by then has its
+        # tid); the workload's pids are compared below
+        cpus.setdefault(f[i], []).append((float(f[i + 1].rstrip(':')), ' '.join([f[i - 1].split('/')[-1]] + f[i + 2:])))
     return cpus
 a, b = recs(sys.argv[1]), recs(sys.argv[2])
 n, bad, dmax = 0, [], 0.0
@@ -181,7 +184,7 @@ PY
 		# Two tracers of pid 1 in two pid namespaces: both in an
 		# instance of their own, neither's taken for stale.
 		for x in 1 2; do
-			unshare -fp --mount-proc "$TRACER" -o "$T/ftn$x.out" "sched:sched_switch signal:signal_generate" 2>"$T/ftn$x.err" &
+			unshare -fp --mount-proc "$TRACER" -o "$T/ftn$x.out" "sched:sched_switch signal:signal_generate buf=2m" 2>"$T/ftn$x.err" &
 			eval N$x=$!
 			wait_line "$T/ftn$x" recording >/dev/null
 		done
@@ -190,7 +193,9 @@ PY
 			pass "two tracers of pid 1 in two pid namespaces: each in an ftrace instance of its own ($a, $b)" ||
 			fail "two tracers in two pid namespaces: each in an ftrace instance" "$(cat "$T/ftn1.err" "$T/ftn2.err")"
 		run_work "${E}n" signal; wait $WPID
-		for x in $N1 $N2; do kill -INT $(pgrep -P $x); wait $x; done
+		# both at once, so neither records on while the other writes
+		# (a busy machine's switches would push the signal out)
+		kill -INT $(pgrep -P $N1) $(pgrep -P $N2); wait $N1 $N2
 		n=$(for x in 1 2; do perf script -i "$T/ftn$x.out" 2>/dev/null | grep -c "signal_generate: .*comm=${E}n"; done)
 		testing "both record the workload's signal" "1 1" "$(echo $n)"
 		[ -n "$a$b" ] && [ ! -d "$INST/$a" ] && [ ! -d "$INST/$b" ] && pass "both instances gone at their exits" ||

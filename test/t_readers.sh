@@ -177,9 +177,12 @@ WL=
 workload() {
 	# sys: 400 ms in the kernel, so that cpu-clock@49 has kernel samples
 	# (ksym) also when a compile keeps both CPUs in user space
-	run_work "$1" spin 300 sys 400 sleep 20 signal sleep 20 hold
+	rm -f "$T/$1.done"
+	run_work "$1" spin 300 sys 400 sleep 20 signal sleep 20 mark "$T/$1.done" hold
 	WL="$WL $1 $WPID"
-	sleep 1.1
+	# done, however long a busy machine makes it take
+	for i in $(seq 300); do [ -e "$T/$1.done" ] && break; sleep 0.1; done
+	sleep 0.1
 }
 
 # --- 1. the default config on stdout, three dumps in one stream ---

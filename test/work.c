@@ -15,12 +15,14 @@
  *              for the tests that draw lives) in work_hot_loop and exits
  *   storm N    fork N children that exit at once, one after another
  *   wait       wait for our children
+ *   mark PATH  create the file PATH: the steps before it are done
  *   hold       wait for SIGTERM, so /proc still knows us at dump time
  */
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <fcntl.h>
 #include <unistd.h>
 #include <sys/wait.h>
 
@@ -95,6 +97,8 @@ int main(int argc, char **argv)
 		} else if (!strcmp(argv[i], "wait"))
 			while (wait(0) > 0)
 				;
+		else if (!strcmp(argv[i], "mark"))
+			close(open(argv[++i], O_WRONLY | O_CREAT, 0644));
 		else if (!strcmp(argv[i], "hold"))
 			for (;;)
 				pause();
