@@ -4,6 +4,7 @@
  * Both for one stream and one standalone dump at a time (a pulled
  * dump in the middle of a stream keeps its own). */
 #include <string.h>
+#include "config.h"
 #include "lib.h"
 #include "seen.h"
 
@@ -12,7 +13,7 @@
  * (pid, start) -> hash of its place and name. Nothing is described
  * twice unless it changed. A full table just means describing again,
  * which perf takes fine. */
-#define SEEN 32768
+#define SEEN (CFG_TESTHOOKS ? 2048 : 32768)	/* a test's stream fills it */
 static u32 seen_tab[2][2][SEEN];	/* a stream's, a standalone dump's */
 static u32 *seen_key = seen_tab[0][0], *seen_val = seen_tab[0][1];
 static u32 seen_n[2];	/* keys in each */

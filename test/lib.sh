@@ -158,6 +158,18 @@ run_work() {
 	WORKS="$WORKS $WPID"
 }
 
+# hooked: $HOOKED, a binary of defconfig with Kconfig TESTHOOKS on (its
+# test-only switches), built once per run
+HOOKED=
+hooked() {
+	HOOKED=$T/kc-hooks/tracer
+	[ -x "$HOOKED" ] && return
+	rm -rf "$T/kc-hooks"; mkdir "$T/kc-hooks"; cp Makefile Kconfig *.c *.h "$T/kc-hooks/"; rm -f "$T/kc-hooks/config.h"
+	make -s -C "$T/kc-hooks" defconfig >/dev/null 2>&1
+	sed -i 's/^# CONFIG_TESTHOOKS is not set/CONFIG_TESTHOOKS=y/' "$T/kc-hooks/.config"
+	make -s -C "$T/kc-hooks" tracer >"$T/kc-hooks.log" 2>&1
+}
+
 # no_repeats WHAT STREAM PIDS: the stream describes each of the test's
 # processes once unless it changed (test/dupchk.awk counts COMM, MMAP2
 # and repeats); leaves perf script's side-band view in STREAM.txt.

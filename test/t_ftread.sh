@@ -49,11 +49,7 @@ ftpath() {
 
 # TRACER_FTPATH is in a binary of its own (Kconfig TESTHOOKS, off in
 # defconfig), built from defconfig with it on
-HOOKED=$T/kc-hooks/tracer
-rm -rf "$T/kc-hooks"; mkdir "$T/kc-hooks"; cp Makefile Kconfig *.c *.h "$T/kc-hooks/"; rm -f "$T/kc-hooks/config.h"
-make -s -C "$T/kc-hooks" defconfig >/dev/null 2>&1
-sed -i 's/^# CONFIG_TESTHOOKS is not set/CONFIG_TESTHOOKS=y/' "$T/kc-hooks/.config"
-if ! make -s -C "$T/kc-hooks" tracer >"$T/kc-hooks.log" 2>&1; then
+if ! hooked; then
 	fail "defconfig with TESTHOOKS builds" "$(tail -3 "$T/kc-hooks.log")"
 elif [ "$(uname -m)" != x86_64 ]; then
 	skip "ftrace read paths" "close is syscall 3 on x86_64 only"

@@ -44,6 +44,35 @@ for eng in ftrace perf; do
 		{ fail "$eng engine: the dump line's unnamed tasks = perf's :PID tasks" "$agree"; keep "$T/nm$eng".*; }
 done
 
+# --- 1b. a long stream: the dump line's count = perf's, dump by dump ---
+# The table of what a stream described fills on a busy machine and
+# starts anew (the test binary's holds 2048 things, so this one does
+# within seconds); perf still names what the stream named before, and
+# the line must say what perf shows: per dump (a FINISHED_ROUND ends
+# each), the tasks with a :PID record. Workers live across dumps and
+# exit between them, beside a spawn loop.
+if hooked; then
+	NW=ns$$x$RANDOM; NW=${NW:0:15}; cp "$T/work" "$T/$NW"
+	TRACER=$HOOKED start_tracer "$T/ns" "engine=perf" && {
+	(while :; do /bin/true; done) & L=$!
+	(while :; do "$T/$NW" spin 5 sleep 300 spin 5 sleep 300 spin 5 & sleep 0.2; done) & L2=$!
+	for i in $(seq 8); do sleep 0.7; dump_wait "$T/ns" $i >/dev/null; done
+	kill $L $L2; wait $L $L2 2>/dev/null
+	stop_tracer >/dev/null
+	perf script -i "$T/ns.out" --show-round-events -F comm,tid,time 2>/dev/null >"$T/ns.txt"
+	awk '/FINISHED_ROUND/ { d++; next } $1 ~ /^:[0-9]+$/ && !((d + 1, $2) in s) { s[d + 1, $2]; c[d + 1]++ }
+		END { for (i = 1; i <= d; i++) print i, c[i] + 0 }' "$T/ns.txt" >"$T/ns.perf"
+	sed -n 's/.*dump \([0-9]*\) .*, \([0-9]*\) tasks unnamed.*/\1 \2/p' "$T/ns.err" >"$T/ns.line"
+	n=$(wc -l <"$T/ns.line")
+	d=$(join <(sort "$T/ns.line") <(sort "$T/ns.perf") | awk '$2 != $3 { printf "dump %d: the line says %d, perf shows %d; ", $1, $2, $3 }')
+	[ "$n" -ge 9 ] && [ "$(wc -l <"$T/ns.perf")" = "$n" ] && [ -z "$d" ] &&
+		pass "a long stream ($n dumps): each dump line's unnamed tasks = perf's :PID tasks ($(awk '{ s += $2 } END { print s + 0 }' "$T/ns.line") in all)" ||
+		{ fail "a long stream: each dump line's unnamed tasks = perf's :PID tasks" "$n dump lines, $(wc -l <"$T/ns.perf") rounds; $d"; keep "$T"/ns.*; }
+	}
+else
+	fail "defconfig with TESTHOOKS builds" "$(tail -3 "$T/kc-hooks.log")"
+fi
+
 # --- 2. exits and forks: perf sched timehist -s, perf timechart ---
 # A parent forks three children 400 ms apart, each spins 100 ms and
 # exits. A child's bar in timechart ends before the next one's begins;
