@@ -170,6 +170,16 @@ hooked() {
 	make -s -C "$T/kc-hooks" tracer >"$T/kc-hooks.log" 2>&1
 }
 
+# held PID: wait (30 s at most) until work PID reached its hold step:
+# the steps before it are done, however long a busy machine made them
+# take (work.c creates $WORK_HELD.PID there; test/run.sh sets it)
+held() {
+	local i
+	for i in $(seq 300); do [ -e "$WORK_HELD.$1" ] && return 0; sleep 0.1; done
+	echo "work $1 never reached hold"
+	return 1
+}
+
 # no_repeats WHAT STREAM PIDS: the stream describes each of the test's
 # processes once unless it changed (test/dupchk.awk counts COMM, MMAP2
 # and repeats); leaves perf script's side-band view in STREAM.txt.

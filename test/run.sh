@@ -7,6 +7,7 @@ TOP=$PWD
 
 need_root
 T=$(mktemp -d /tmp/tracer-test.XXXXXX)
+export WORK_HELD=$T/held	# test/work.c's hold step says it got there
 need_tools
 trap 'cpu_restore; stop_all; rm -rf "$T"' EXIT
 trap 'exit 130' INT TERM HUP	# so the EXIT trap runs

@@ -8,7 +8,7 @@ W=${W:0:15}
 # enough that a busy machine does not wrap it within the test ---
 if start_tracer "$T/d" 'buf=4m'; then
 	run_work "$W" spin 300 sleep 20 signal sleep 20 hold
-	sleep 0.8
+	held $WPID
 	dump_wait "$T/d" 1
 	stop_tracer; testing "SIGINT: final dump, exit 0" 0 $?
 	perf script -i "$T/d.out" >"$T/d.txt" 2>"$T/d.perr"
@@ -40,7 +40,7 @@ fi
 # --- file mode: perf sched and perf inject need it ---
 if start_tracer "$T/s" -o "$T/s.data" 'sched:sched_switch sched:sched_wakeup buf=4m'; then
 	run_work "$W" spin 100 sleep 10 spin 50 sleep 10 hold
-	sleep 0.5
+	held $WPID
 	stop_tracer; testing "-o FILE: exit 0" 0 $?
 	perf sched timehist -i "$T/s.data" >"$T/s.th" 2>&1
 	grep -q "$W\[$WPID\]" "$T/s.th" && pass "perf sched timehist shows the workload" ||
@@ -194,7 +194,7 @@ for lay in lean full tp ft; do
 	start_tracer "$T/$lay" "$evs $kw buf=2m" || continue
 	cp "$T/work" "$T/${W:0:10}$lay"
 	taskset -c $LAST "$T/${W:0:10}$lay" spin 200 signal sleep 10 hold & WPID=$!; WORKS="$WORKS $WPID"
-	sleep 0.5
+	held $WPID
 	dump_wait "$T/$lay" 1
 	kill $WPID
 	stop_tracer >/dev/null

@@ -41,8 +41,13 @@ def recs(path):
         # takes from /proc (a kworker's changes: kworker/u8:4-ev, +ev),
         # nor its pid: the ftrace engine has the tid, and the pid from
         # /proc at dump time (another job's thread gone by then has its
-        # tid); the workload's pids are compared below
-        cpus.setdefault(f[i], []).append((float(f[i + 1].rstrip(':')), ' '.join([f[i - 1].split('/')[-1]] + f[i + 2:])))
+        # tid); the workload's pids are compared below. A dead task's
+        # last switch (prev_state=X): the kernel gives perf's record tid
+        # -1 once its parent reaped it; ftrace's keeps it
+        tid = f[i - 1].split('/')[-1]
+        if 'prev_state=X' in f:
+            tid = '?'
+        cpus.setdefault(f[i], []).append((float(f[i + 1].rstrip(':')), ' '.join([tid] + f[i + 2:])))
     return cpus
 a, b = recs(sys.argv[1]), recs(sys.argv[2])
 n, bad, dmax = 0, [], 0.0

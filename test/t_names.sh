@@ -120,7 +120,7 @@ LZ=lz$$x$RANDOM; LZ=${LZ:0:15}; cp "$T/work" "$T/$LZ"
 rm -f "$T/lv.data"
 if start_tracer "$T/lv" -o "$T/lv.data" 'buf=4m'; then
 	"$T/$LZ" spin 10 sleep 100 spin 10 hold & LZP=$!; WORKS="$WORKS $LZP"
-	sleep 0.8
+	held $LZP
 	stop_tracer >/dev/null
 	kill $LYP $LZP; wait $LYP $LZP 2>/dev/null
 	s=$(perf sched timehist -s -i "$T/lv.data" 2>/dev/null | sed -n "s/^ *\($LY\|$LZ\)\[\([0-9]*\)\] *\(-*[0-9]*\) .*/\2 \3/p" | sort -u | tr '\n' ' ')

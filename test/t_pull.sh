@@ -110,7 +110,7 @@ if start_tracer "$T/ps" "procs=32768 listen=127.0.0.1:$((PORT + 2))"; then	# not
 	start_tracer "$T/ps2" "cpu-clock@499 listen=127.0.0.1:$((PORT + 3))"
 	dump_wait "$T/ps2" 1 >/dev/null
 	run_work ${w}ps spin 300 hold
-	sleep 0.5
+	held $WPID
 	nc -d 127.0.0.1 $((PORT + 3)) >"$T/ps2.pull" </dev/null
 	dump_wait "$T/ps2" 3 >/dev/null
 	stop_tracer >/dev/null

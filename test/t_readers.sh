@@ -177,12 +177,9 @@ WL=
 workload() {
 	# sys: 400 ms in the kernel, so that cpu-clock@49 has kernel samples
 	# (ksym) also when a compile keeps both CPUs in user space
-	rm -f "$T/$1.done"
-	run_work "$1" spin 300 sys 400 sleep 20 signal sleep 20 mark "$T/$1.done" hold
+	run_work "$1" spin 300 sys 400 sleep 20 signal sleep 20 hold
 	WL="$WL $1 $WPID"
-	# done, however long a busy machine makes it take
-	for i in $(seq 300); do [ -e "$T/$1.done" ] && break; sleep 0.1; done
-	sleep 0.1
+	held $WPID
 }
 
 # --- 1. the default config on stdout, three dumps in one stream ---

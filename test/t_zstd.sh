@@ -19,7 +19,7 @@ else
 	if start_tracer "$T/z1" 'zstd'; then
 		run_work $w spin 200 signal sleep 20 hold
 		for i in $(seq 30); do ls /usr/bin >/dev/null; done
-		sleep 2
+		held $WPID
 		dump_wait "$T/z1" 1 >/dev/null
 		"$T/$w" spin 100 signal
 		stop_tracer >/dev/null
@@ -50,7 +50,7 @@ else
 	w=${w}f
 	rm -f "$T/z2.data"*
 	if start_tracer "$T/z2" -o "$T/z2.data" 'buf=1m zstd'; then
-		run_work $w spin 200 signal sleep 20 hold; sleep 0.5
+		run_work $w spin 200 signal sleep 20 hold; held $WPID
 		stop_tracer >/dev/null
 		perf script -i "$T/z2.data" >"$T/z2.s" 2>"$T/z2.serr"
 		grep -q "sig=10 .*comm=$w " "$T/z2.s" && grep -q "^ *$w .*cpu-clock" "$T/z2.s" && [ ! -s "$T/z2.serr" ] &&

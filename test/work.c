@@ -15,10 +15,12 @@
  *              for the tests that draw lives) in work_hot_loop and exits
  *   storm N    fork N children that exit at once, one after another
  *   wait       wait for our children
- *   mark PATH  create the file PATH: the steps before it are done
- *   hold       wait for SIGTERM, so /proc still knows us at dump time
+ *   hold       wait for SIGTERM, so /proc still knows us at dump time;
+ *              first create $WORK_HELD.PID if WORK_HELD is set (the
+ *              tests' held PID waits for it)
  */
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -97,9 +99,14 @@ int main(int argc, char **argv)
 		} else if (!strcmp(argv[i], "wait"))
 			while (wait(0) > 0)
 				;
-		else if (!strcmp(argv[i], "mark"))
-			close(open(argv[++i], O_WRONLY | O_CREAT, 0644));
-		else if (!strcmp(argv[i], "hold"))
+		else if (!strcmp(argv[i], "hold") && getenv("WORK_HELD")) {
+			char p[4096];
+
+			snprintf(p, sizeof(p), "%s.%d", getenv("WORK_HELD"), (int)getpid());
+			close(open(p, O_WRONLY | O_CREAT, 0644));
+			for (;;)
+				pause();
+		} else if (!strcmp(argv[i], "hold"))
 			for (;;)
 				pause();
 	}
