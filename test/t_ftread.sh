@@ -76,7 +76,7 @@ fi
 # The walk of crafted pages: a discarded event's delta, the missed-events
 # flags, pages of one stamp in the ring's order.
 if cc_out=$(${CC:-musl-gcc} -static -O1 -I. -o "$T/fttest" test/fttest.c lib.c zstd.c ring.c frame.c sink.c \
-	pull.c cfg.c print.c perfdata.c buildid.c track.c lean.c 2>&1); then
+	pull.c cfg.c print.c perfdata.c buildid.c seen.c track.c lean.c 2>&1); then
 	while read -r r; do
 		case $r in PASS:*) pass "fttest: ${r#PASS: }" ;; *) fail "fttest: ${r#FAIL: }" ;; esac
 	done < <("$T/fttest")
