@@ -50,9 +50,12 @@ LDFLAGS += -static -no-pie -Wl,--gc-sections $(if $(NOSTRIP),,-s) -Wl,-z,nosepar
 .DELETE_ON_ERROR:
 # The layers, bottom up: each file calls only the files before it, and
 # nothing calls up into tracer.c (test/t_build.sh checks the objects).
-LAYERS := lib zstd ring frame sink pull cfg print perfdata convert buildid seen track lean ftrace boot dump tracer
+# What the program shares lives in lib/, one file per concern, as in
+# toybox; the perf ring ABI and the program are at the top.
+LAYERS := lib/lib lib/zstd ring lib/frame lib/sink lib/pull lib/cfg lib/print lib/perfdata lib/convert \
+	lib/buildid lib/seen lib/track lib/lean lib/ftrace lib/boot lib/dump tracer
 SRCS := $(LAYERS:=.c)
-HDRS := $(filter-out tracer.h,$(LAYERS:=.h)) config.h
+HDRS := $(filter-out tracer.h,$(LAYERS:=.h)) lib/config.h
 
 # .cc remembers the compiler and flags of the last build: another
 # CROSS_COMPILE (or CFLAGS) rebuilds, where the sources alone would say
@@ -66,7 +69,7 @@ tracer: $(SRCS) $(HDRS) .cc
 	@rm -f $@
 	@command -v $(CC) >/dev/null || { echo "tracer: no $(CC) (for CROSS_COMPILE=$(CROSS_COMPILE)):" \
 		"$(if $(SETUP.$(CC)),test/setup-cross.sh $(SETUP.$(CC)) installs it,give a musl toolchain's prefix or a Debian gnu triplet of test/setup-cross.sh)"; exit 1; }
-	$(CC) $(CFLAGS) -o $@ $(SRCS) $(LDFLAGS)
+	$(CC) -I. -Ilib $(CFLAGS) -o $@ $(SRCS) $(LDFLAGS)
 	@$(if $(NOSTRIP),:,$(call sstrip,$@))
 	@echo "tracer: $$(wc -c < $@) bytes ($(or $(CROSS_COMPILE),native))"
 
@@ -87,10 +90,10 @@ define sstrip
 	truncate -s $$e $(1)
 endef
 
-# .config -> config.h: every symbol is an always-defined 0/1 CFG_ macro.
+# .config -> lib/config.h: every symbol is an always-defined 0/1 CFG_ macro.
 # A symbol that .config does not mention (it predates it) takes its
 # Kconfig default, as kconfig's olddefconfig would.
-config.h: .config Kconfig
+lib/config.h: .config Kconfig
 	awk 'FNR == NR { if (/^CONFIG_.*=y/) { sub(/^CONFIG_/, ""); sub(/=y/, ""); v[$$0] = 1 } \
 	                 else if (/^# CONFIG_.* is not set/) v[substr($$2, 8)] = 0; next } \
 	     /^config / { if (n) out(); n = $$2; d = 0 } /^[ \t]+default y/ { d = 1 } END { if (n) out() } \
@@ -139,10 +142,13 @@ run:
 test:
 	bash test/run.sh
 
-clean:
-	rm -f tracer config.h .cc test/ringtest test/work *.o
+layers:		# for the tests (test/t_build.sh, test/fuzz/run.sh)
+	@echo $(LAYERS)
 
-.PHONY: defconfig allnoconfig allyesconfig menuconfig run test clean FORCE
+clean:
+	rm -f tracer lib/config.h .cc test/ringtest test/work *.o
+
+.PHONY: layers defconfig allnoconfig allyesconfig menuconfig run test clean FORCE
 
 # End to end in QEMU guests (test/qemu.sh): every guest of the set, or
 # ARCH=x86_64|aarch64|armhf|s390x|i386|mipsel|mips64el|ppc64el|riscv64|mips
@@ -163,15 +169,15 @@ test-dist:
 
 .PHONY: dist test-dist
 
-# Benchmarks: hot path, idle, dump, size, memory -> bench/results.md (~8 min, root; never part of test)
+# Benchmarks: hot path, idle, dump, size, memory -> test/bench/results.md (~8 min, root; never part of test)
 bench:
-	bash bench/run.sh
+	bash test/bench/run.sh
 
 .PHONY: bench
 
 # libFuzzer targets with ASan+UBSan (glibc clang; installs it if missing):
-# each runs FUZZTIME seconds (600) after its corpus; a crash is saved into fuzz/corpus/TARGET/
+# each runs FUZZTIME seconds (600) after its corpus; a crash is saved into test/fuzz/corpus/TARGET/
 fuzz:
-	bash fuzz/run.sh $(or $(FUZZTIME),600) $(FUZZTARGETS)
+	bash test/fuzz/run.sh $(or $(FUZZTIME),600) $(FUZZTARGETS)
 
 .PHONY: fuzz

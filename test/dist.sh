@@ -4,8 +4,8 @@
 # a board owner knows (uname -m, byte order, float: README "Building"),
 # with dist/SHA256SUMS. Installs the toolchains it lacks
 # (test/setup-cross.sh). Each binary is built in a copy of the sources
-# (Makefile Kconfig *.c *.h) with make defconfig, so the tree's .config,
-# config.h and ./tracer stay as they are.
+# (Makefile Kconfig *.c *.h lib/) with make defconfig, so the tree's .config,
+# lib/config.h and ./tracer stay as they are.
 #   --test  make dist, then judge each binary: a static executable of the
 #           arch's ELF class, byte order and machine (readelf -h, -l), that
 #           runs -h under qemu-user (qemu-user-static, from setup-cross.sh
@@ -36,7 +36,7 @@ row() { awk -v n="$1" '$1 == n' <<<"$TABLE"; }
 # build NAME CROSS: dist/tracer-NAME, from a copy in $W/NAME
 build() {
 	local d=$W/$1
-	mkdir -p "$d" && cp Makefile Kconfig ./*.c ./*.h "$d/" && rm -f "$d/config.h" &&
+	mkdir -p "$d" && cp -r Makefile Kconfig ./*.c ./*.h lib "$d/" && rm -f "$d/lib/config.h" &&
 	make -s -C "$d" defconfig >/dev/null &&
 	make -C "$d" CROSS_COMPILE="$2" tracer >"$d/build.log" 2>&1 &&
 	cp "$d/tracer" "$OUT/tracer-$1" && return

@@ -164,7 +164,7 @@ HOOKED=
 hooked() {
 	HOOKED=$T/kc-hooks/tracer
 	[ -x "$HOOKED" ] && return
-	rm -rf "$T/kc-hooks"; mkdir "$T/kc-hooks"; cp Makefile Kconfig *.c *.h "$T/kc-hooks/"; rm -f "$T/kc-hooks/config.h"
+	rm -rf "$T/kc-hooks"; mkdir "$T/kc-hooks"; cp -r Makefile Kconfig *.c *.h lib "$T/kc-hooks/"; rm -f "$T/kc-hooks/lib/config.h"
 	make -s -C "$T/kc-hooks" defconfig >/dev/null 2>&1
 	sed -i 's/^# CONFIG_TESTHOOKS is not set/CONFIG_TESTHOOKS=y/' "$T/kc-hooks/.config"
 	make -s -C "$T/kc-hooks" tracer >"$T/kc-hooks.log" 2>&1

@@ -390,8 +390,8 @@ stage build
 B=$R/build
 mkdir -p "$B/guest" "$B/host"
 for d in guest host; do
-	cp "$SRC/Makefile" "$SRC/Kconfig" "$SRC"/*.c "$SRC"/*.h "$B/$d/" 2>/dev/null
-	rm -f "$B/$d/config.h"
+	cp -r "$SRC/Makefile" "$SRC/Kconfig" "$SRC"/*.c "$SRC"/*.h "$SRC/lib" "$B/$d/" 2>/dev/null
+	rm -f "$B/$d/lib/config.h"
 done
 if make -C "$B/guest" CROSS_COMPILE="$CROSS" tracer >"$B/guest.log" 2>&1; then
 	pass "build: tracer for $ARCH ($(wc -c <"$B/guest/tracer") bytes)"
@@ -400,7 +400,7 @@ else
 fi
 # p: the same with PERSIST on (off in defconfig)
 if [ -z "${ONLY##*p*}" ]; then
-	mkdir -p "$B/guest-p"; cp "$B/guest/"{Makefile,Kconfig,*.c,*.h} "$B/guest-p/"; rm -f "$B/guest-p/config.h"
+	mkdir -p "$B/guest-p"; cp -r "$B/guest/"{Makefile,Kconfig,*.c,*.h,lib} "$B/guest-p/"; rm -f "$B/guest-p/lib/config.h"
 	if make -C "$B/guest-p" defconfig >"$B/guest-p.log" 2>&1 &&
 		sed -i 's/^# CONFIG_PERSIST is not set/CONFIG_PERSIST=y/' "$B/guest-p/.config" &&
 		make -C "$B/guest-p" CROSS_COMPILE="$CROSS" tracer >>"$B/guest-p.log" 2>&1; then

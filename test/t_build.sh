@@ -6,7 +6,7 @@ case "$out" in *"tracer: "*" bytes"*) pass "make prints the size" ;; *) fail "ma
 case "$(file -b tracer)" in *"statically linked"*) pass "file says statically linked" ;;
 *) fail "file says statically linked" "$(file -b tracer)" ;; esac
 
-if cc_out=$(${CC:-musl-gcc} -static -O1 -I. -o "$T/ringtest" test/ringtest.c ring.c 2>&1); then
+if cc_out=$(${CC:-musl-gcc} -static -O1 -I. -Ilib -o "$T/ringtest" test/ringtest.c ring.c 2>&1); then
 	while read -r line; do
 		case "$line" in PASS:*) pass "${line#PASS: }" ;; FAIL:*) fail "${line#FAIL: }" ;; esac
 	done < <("$T/ringtest")
@@ -16,10 +16,10 @@ fi
 
 # Layers (the Makefile's LAYERS, bottom up): no file calls a file above
 # it, so nothing calls up into tracer.c; and no file holds two concerns.
-layers=$(sed -n 's/^LAYERS := //p' Makefile)
-rm -rf "$T/lay"; mkdir "$T/lay"; bad=
+layers=$(make -s layers)
+rm -rf "$T/lay"; mkdir -p "$T/lay/lib"; bad=
 for f in $layers; do
-	${CC:-musl-gcc} -Os -I. -c -o "$T/lay/$f.o" $f.c 2>/dev/null || bad="$bad $f.c:build"
+	${CC:-musl-gcc} -Os -I. -Ilib -c -o "$T/lay/$f.o" $f.c 2>/dev/null || bad="$bad $f.c:build"
 	nm -u "$T/lay/$f.o" 2>/dev/null | awk '{ print $2 }' | sort >"$T/lay/$f.u"
 	nm --defined-only "$T/lay/$f.o" 2>/dev/null | awk '$2 ~ /[TDBRC]/ { print $3 }' | sort >"$T/lay/$f.d"
 done
@@ -33,7 +33,7 @@ for f in $layers; do
 	done
 done
 testing "layers: each file calls only the files below it ($layers)" "" "$bad"
-big=$(wc -l *.c | awk '$2 != "total" && $1 > 900 { printf "%s ", $2 }')
+big=$(wc -l *.c lib/*.c | awk '$2 != "total" && $1 > 900 { printf "%s ", $2 }')
 testing "no source file over 900 lines" "" "$big"
 
 # The configuration matrix: defconfig, allnoconfig, allyesconfig, and
@@ -52,7 +52,7 @@ probe() {
 }
 for cfg in defconfig allnoconfig allyesconfig $(for s in $syms; do echo "no-$s"; done); do
 	k="$T/kc-$cfg"; rm -rf "$k"; mkdir "$k"
-	cp Makefile Kconfig *.c *.h "$k/" 2>/dev/null; rm -f "$k/config.h"
+	cp -r Makefile Kconfig *.c *.h lib "$k/" 2>/dev/null; rm -f "$k/lib/config.h"
 	case $cfg in
 	no-*) make -s -C "$k" defconfig >/dev/null 2>&1
 	      sed -i "s/^CONFIG_${cfg#no-}=y/# CONFIG_${cfg#no-} is not set/" "$k/.config" ;;
@@ -121,8 +121,8 @@ for cfg in defconfig allnoconfig allyesconfig $(for s in $syms; do echo "no-$s";
 		[ "$n" -le 4 ] && pass "no-LONG_HELP: -h is short ($n lines)" || fail "no-LONG_HELP: -h is short" "$n lines" ;;
 	esac
 done
-grep -q '^#define CFG_TRACEPOINTS [01]$' "$T/kc-defconfig/config.h" && pass "config.h has 0/1 CFG_ macros" ||
-	fail "config.h has 0/1 CFG_ macros" "$(cat "$T/kc-defconfig/config.h")"
+grep -q '^#define CFG_TRACEPOINTS [01]$' "$T/kc-defconfig/lib/config.h" && pass "config.h has 0/1 CFG_ macros" ||
+	fail "config.h has 0/1 CFG_ macros" "$(cat "$T/kc-defconfig/lib/config.h")"
 
 # The kernel's own kconfig tool reads our Kconfig, and agrees on defaults.
 if command -v kconfig-conf >/dev/null; then
@@ -138,7 +138,7 @@ else
 fi
 
 if command -v aarch64-linux-musl-gcc >/dev/null; then
-	rm -rf "$T/x"; mkdir "$T/x"; cp Makefile Kconfig *.c *.h "$T/x/"; rm -f "$T/x/config.h"
+	rm -rf "$T/x"; mkdir "$T/x"; cp -r Makefile Kconfig *.c *.h lib "$T/x/"; rm -f "$T/x/lib/config.h"
 	# after a native build: CROSS_COMPILE alone must rebuild
 	make -s -C "$T/x" >"$T/x.log" 2>&1
 	if make -s -C "$T/x" CROSS_COMPILE=aarch64-linux-musl- >"$T/x.log" 2>&1; then

@@ -110,7 +110,7 @@ sys.stdout.buffer.write(b[:o])' "$1"
 
 	# big-endian: a mips zstd stream (perf fields little-endian, the
 	# tracing data and raw fields big-endian, as a big-endian board writes)
-	be=fuzz/corpus/print/zstd-mips
+	be=test/fuzz/corpus/print/zstd-mips
 	rm -f "$T/cvbe.data"*
 	"$TRACER" -c -o "$T/cvbe.data" "$be" 2>"$T/cvbe.err"; rc=$?
 	perf script -i "$be" >"$T/cvbe.ps" 2>/dev/null

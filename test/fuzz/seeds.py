@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
-# fuzz/seeds.py - write the seed inputs of fuzz/corpus/{ring,dump,track,extract}
+# test/fuzz/seeds.py - write the seed inputs of test/fuzz/corpus/{ring,dump,track,extract}
 # in the input formats the harnesses read (see the top of each f_*.c).
 # f_cfg's seeds are plain config strings, and extract's real capture
 # (real-capture-2) was cut from `tracer 'cpu-clock@99 buf=4k procs=0
 # frame=text dumps=2'` and two SIGUSR2; neither is written here.
-# Run from anywhere: python3 fuzz/seeds.py
+# Run from anywhere: python3 test/fuzz/seeds.py
 import base64, os, struct, zlib
 
 D = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'corpus')

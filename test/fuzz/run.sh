@@ -1,18 +1,18 @@
 #!/bin/bash
-# fuzz/run.sh - build the libFuzzer harnesses (ASan + UBSan, glibc clang)
+# test/fuzz/run.sh - build the libFuzzer harnesses (ASan + UBSan, glibc clang)
 # and run each one.
 #
-#   fuzz/run.sh [SECONDS | runs=N] [TARGET...]	(default: 60 s, all targets)
+#   test/fuzz/run.sh [SECONDS | runs=N] [TARGET...]	(default: 60 s, all targets)
 #
 # TARGETs: cfg ring dump extract track zstd ftrace print. The build goes to $FUZZ_DIR
 # (/var/cache/tracer-fuzz, else $TMPDIR), over a copy of the sources
 # with every CONFIG_ symbol on; nothing is written in the tree but
-# crashes. Each target first runs every input of fuzz/corpus/TARGET
+# crashes. Each target first runs every input of test/fuzz/corpus/TARGET
 # (the regression inputs), then fuzzes for the time or the number of
 # runs given; new inputs it finds go to $FUZZ_DIR/work/TARGET, not into
 # the tree. A crash, a leak, a timeout (an input that runs more than
 # 5 s: a loop without end) or running out of memory is copied into
-# fuzz/corpus/TARGET/, so it stays a regression input: fix the code, or
+# test/fuzz/corpus/TARGET/, so it stays a regression input: fix the code, or
 # the next run fails on it at once.
 # One line per target: "fuzz TARGET: ok, N runs in S s, ..." or
 # "fuzz TARGET: CRASH ..."; exits 0 if every target ran clean, 1 if one
@@ -23,7 +23,7 @@
 # FUZZ_SRC, the tree to build (default: this one); FUZZ_KEEPGOING=1,
 # go on past crashes (libFuzzer's -fork=1 -ignore_crashes=1), leaving
 # the known crash inputs out, and save every new one.
-cd "$(dirname "$0")/.." || exit 2
+cd "$(dirname "$0")/../.." || exit 2
 TOP=$PWD
 ALL="cfg ring dump extract track zstd ftrace print"
 LIMIT=${1:-60}
@@ -33,7 +33,7 @@ TARGETS=${*:-$ALL}
 case $LIMIT in
 runs=[0-9]*) RUNFLAG="-runs=${LIMIT#runs=}" ;;
 [0-9]*) RUNFLAG="-max_total_time=$LIMIT" ;;
-*) echo "usage: fuzz/run.sh [SECONDS | runs=N] [$ALL]" >&2; exit 2 ;;
+*) echo "usage: test/fuzz/run.sh [SECONDS | runs=N] [$ALL]" >&2; exit 2 ;;
 esac
 for t in $TARGETS; do
 	case " $ALL " in *" $t "*) ;; *) echo "fuzz: no target $t ($ALL)" >&2; exit 2 ;; esac
@@ -75,18 +75,19 @@ fi
 # copy, with every feature on, so what ran is what was built.
 S=$B/src
 rm -rf "$S" && mkdir -p "$S" "$B/obj" "$B/bin" || exit 2
-cp "${FUZZ_SRC:-$TOP}"/*.c "${FUZZ_SRC:-$TOP}"/*.h "${FUZZ_SRC:-$TOP}"/Kconfig "${FUZZ_SRC:-$TOP}"/Makefile "$S"/ || exit 2
-awk '/^config / { print "#define CFG_" $2 " 1" }' "$S/Kconfig" >"$S/config.h"
-LAYERS=$(sed -n 's/^LAYERS := //p' "$S/Makefile")
+cp -r "${FUZZ_SRC:-$TOP}"/*.c "${FUZZ_SRC:-$TOP}"/*.h "${FUZZ_SRC:-$TOP}"/lib "${FUZZ_SRC:-$TOP}"/Kconfig "${FUZZ_SRC:-$TOP}"/Makefile "$S"/ || exit 2
+awk '/^config / { print "#define CFG_" $2 " 1" }' "$S/Kconfig" >"$S/lib/config.h"
+LAYERS=$(make -s -C "$S" layers | sed 's,lib/,,g')
 SAN="-fsanitize=address,undefined -fno-sanitize-recover=undefined"
-CF="-D_GNU_SOURCE -g -O1 -fno-omit-frame-pointer -Wall -Wno-unused-parameter -Wno-unused-function -I$S -I$TOP/fuzz ${FUZZ_CFLAGS:-}"
+CF="-D_GNU_SOURCE -g -O1 -fno-omit-frame-pointer -Wall -Wno-unused-parameter -Wno-unused-function -I$S -I$S/lib -I$TOP/test/fuzz ${FUZZ_CFLAGS:-}"
 build_fail() { echo "fuzz: build failed: $1"; sed -n 1,40p "$B/build.log"; exit 2; }
 : >"$B/build.log"
 for l in $LAYERS; do
 	[ "$l" = tracer ] && continue
 	x=
 	[ "$l" = lib ] && x="-Dxmalloc=lib_xmalloc -Dxrealloc=lib_xrealloc -Dxstrdup=lib_xstrdup -Dxstrndup=lib_xstrndup"
-	clang $CF $SAN -fsanitize=fuzzer-no-link $x -c -o "$B/obj/$l.o" "$S/$l.c" >>"$B/build.log" 2>&1 ||
+	f=$S/lib/$l.c; [ -e "$f" ] || f=$S/$l.c	# (ring.c is at the top)
+	clang $CF $SAN -fsanitize=fuzzer-no-link $x -c -o "$B/obj/$l.o" "$f" >>"$B/build.log" 2>&1 ||
 		build_fail "$l.c"
 done
 # f_zstd checks the encoder with libzstd
@@ -104,8 +105,8 @@ for t in $TARGETS; do
 	done
 	# f_zstd's judge is libzstd, the library perf decompresses with
 	lz=; [ $t = zstd ] && lz=-lzstd
-	clang $CF $SAN -fsanitize=fuzzer -o "$B/bin/f_$t" "$TOP/fuzz/f_$t.c" $objs $lz >>"$B/build.log" 2>&1 ||
-		build_fail "fuzz/f_$t.c"
+	clang $CF $SAN -fsanitize=fuzzer -o "$B/bin/f_$t" "$TOP/test/fuzz/f_$t.c" $objs $lz >>"$B/build.log" 2>&1 ||
+		build_fail "test/fuzz/f_$t.c"
 done
 
 # ---- run ----
@@ -125,11 +126,11 @@ why() {
 maxlen() { case $1 in cfg) echo 4096 ;; ring) echo 40000 ;; extract|ftrace|print) echo 65536 ;; *) echo 16384 ;; esac; }
 rc=0
 for t in $TARGETS; do
-	C=$TOP/fuzz/corpus/$t W=$B/work/$t A=$B/art/$t
+	C=$TOP/test/fuzz/corpus/$t W=$B/work/$t A=$B/art/$t
 	mkdir -p "$C" "$W" "$A"
 	rm -f "$A"/*
 	d=
-	[ -f "$TOP/fuzz/$t.dict" ] && d="-dict=$TOP/fuzz/$t.dict"
+	[ -f "$TOP/test/fuzz/$t.dict" ] && d="-dict=$TOP/test/fuzz/$t.dict"
 	log=$B/$t.log
 	t0=$(date +%s)
 	# stdout and stderr of the code under test go to /dev/null (the
@@ -159,7 +160,7 @@ for t in $TARGETS; do
 	rc=1
 	echo "fuzz $t: CRASH (exit $r) after ${runs:-?} runs in $((t1 - t0)) s; log: $log"
 	for a in $arts; do
-		cp "$A/$a" "$C/$a" && echo "fuzz $t:   fuzz/corpus/$t/$a: $(why "$t" "$A/$a")"
+		cp "$A/$a" "$C/$a" && echo "fuzz $t:   test/fuzz/corpus/$t/$a: $(why "$t" "$A/$a")"
 	done
 	[ -n "$arts" ] || grep -m1 -E '(ERROR|runtime error|fz: check failed)' "$log" | sed "s/^/fuzz $t:   /"
 done

@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# bench/run.sh - tracer's benchmarks (`make bench`); never part of `make test`.
+# test/bench/run.sh - tracer's benchmarks (`make bench`); never part of `make test`.
 #
 #   1. hot path: ns per close(-1) with nothing, tracer (default: its
 #      tracepoints in an ftrace instance), tracer engine=perf (lean
 #      layout), tracer `full engine=perf` (perf's layout), perf
 #      record --overwrite, perf record (forward), the bare kernel floor
-#      (bench/bare.c, default and lean layout) and an ftrace instance
+#      (test/bench/bare.c, default and lean layout) and an ftrace instance
 #      made by hand (the kernel's own cost), interleaved
 #      round by round (the machine is shared, absolute numbers are noisy)
 #   2. idle: voluntary context switches and CPU time of idle recorders
@@ -13,7 +13,7 @@
 #   4. size: stripped static binary per arch and Kconfig variant
 #   5. memory: RSS of an idle tracer without its ring mappings
 #
-# Prints a markdown report and writes it to bench/results.md. Progress
+# Prints a markdown report and writes it to test/bench/results.md. Progress
 # goes to stderr. Needs root. Knobs (environment):
 #   CALLS=3000000 ROUNDS=5 (fewer when rounds are slow: 3, or 2 when even
 #   those would not fit the budget)
@@ -21,11 +21,11 @@
 #   60 s at most, 20 s at least)  IDLE_SECS=N (fixed idle duration)
 #   TRACER=path (a prebuilt tracer; default: built from a copy of the tree)
 #   PHASES="size hot dump mem idle" (a subset, for trying things out)
-#   OUT=file (default bench/results.md)
+#   OUT=file (default test/bench/results.md)
 set -u
 export LC_ALL=C
-TOP=$(cd "$(dirname "$0")/.." && pwd)
-BENCH=$TOP/bench
+TOP=$(cd "$(dirname "$0")/../.." && pwd)
+BENCH=$TOP/test/bench
 CALLS=${CALLS:-3000000}
 ROUNDS=${ROUNDS:-5}
 BUDGET=${BUDGET:-540}
@@ -127,7 +127,7 @@ FTI=$TFS/instances/bench$$	# the ftrace row's instance
 # of it, or from HEAD when the snapshot does not build.
 SRC=$T/src
 snapshot() {	# DIR: Makefile, Kconfig and the sources of the work tree
-	mkdir -p "$1" && cp "$TOP"/Makefile "$TOP"/Kconfig "$TOP"/*.c "$TOP"/*.h "$1"/ && rm -f "$1"/config.h "$1"/.config
+	mkdir -p "$1" && cp -r "$TOP"/Makefile "$TOP"/Kconfig "$TOP"/*.c "$TOP"/*.h "$TOP"/lib "$1"/ && rm -f "$1"/lib/config.h "$1"/.config
 }
 SRC_DESC="$(git -C "$TOP" describe --always --dirty 2>/dev/null || echo '?')"
 if [ -n "${TRACER:-}" ]; then
@@ -139,7 +139,7 @@ else
 	if ! make -s -C "$SRC" tracer >"$T/build.log" 2>&1; then
 		log "the work tree does not build ($(grep -m1 error "$T/build.log")); using HEAD"
 		rm -rf "$SRC" && mkdir -p "$SRC" && git -C "$TOP" archive HEAD | tar -x -C "$SRC" &&
-			rm -f "$SRC"/config.h "$SRC"/.config && make -s -C "$SRC" tracer >"$T/build.log" 2>&1 ||
+			rm -f "$SRC"/lib/config.h "$SRC"/.config && make -s -C "$SRC" tracer >"$T/build.log" 2>&1 ||
 			{ cat "$T/build.log" >&2; exit 1; }
 		SRC_DESC="$(git -C "$TOP" rev-parse --short HEAD) (HEAD; the work tree did not build)"
 	fi
@@ -200,8 +200,8 @@ size_phase() {
 arch=$0 cross=$1 base=$2 off=$3
 [ "$cross" = none ] && cross=
 dir=$T/size/$arch-$base-$off
-mkdir -p "$dir" && cp "$SRC"/Makefile "$SRC"/Kconfig "$SRC"/*.c "$SRC"/*.h "$dir"/ && cd "$dir" || exit 0
-rm -f config.h .config
+mkdir -p "$dir" && cp -r "$SRC"/Makefile "$SRC"/Kconfig "$SRC"/*.c "$SRC"/*.h "$SRC"/lib "$dir"/ && cd "$dir" || exit 0
+rm -f lib/config.h .config
 make -s "$base" CROSS_COMPILE=$cross >/dev/null 2>&1
 also=
 if [ "$off" != - ]; then
@@ -215,8 +215,8 @@ if [ "$off" != - ]; then
 		done
 	done
 fi
-rm -f config.h tracer
-if make -s config.h tracer CROSS_COMPILE=$cross >build.log 2>&1; then
+rm -f lib/config.h tracer
+if make -s lib/config.h tracer CROSS_COMPILE=$cross >build.log 2>&1; then
 	# text+data: the bytes the segments load (the file adds its ELF and
 	# program headers; section headers are gone, see sstrip in Makefile)
 	td=$(( $(readelf -lW tracer 2>/dev/null | awk '$1 == "LOAD" { printf "%s+", $5 } END { print 0 }') ))
