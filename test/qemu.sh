@@ -242,7 +242,7 @@ R=$CACHE/$ARCH/run-$KERNEL${CPU:+-$CPU}
 ROOT=$R/root
 DEBS=$CACHE/debs
 KERNELS=${TRACER_KERNELS:-$TOP/../shared/kernels}
-[ -d "$KERNELS" ] || KERNELS=/work/shared/kernels
+[ -n "${TRACER_KERNELS:-}" ] || [ -d "$KERNELS" ] || KERNELS=/work/shared/kernels	# TRACER_KERNELS as given
 
 # where the kernel comes from: a Debian suite (SUITE), or a folder of
 # ../shared/kernels (LOCAL)
@@ -265,6 +265,12 @@ esac
 case $ARCH:$KERNEL:$CPU in aarch64:5.10:|armhf:5.10:|mips:6.1:24Kc) [ -n "$ONLY_GIVEN" ] || ONLY=${ONLY/n/} ;; esac
 
 need_root
+# a guest of ../shared/kernels without them says SKIP before any setup:
+# the cross toolchain of mips needs their musl too (pmsg builds its own)
+if [ -n "$LOCAL" ] && [ "$KERNEL" != pmsg ] && [ ! -d "$KERNELS/$LOCAL" ]; then
+	skip "$ARCH $KERNEL${CPU:+ $CPU}" "no $KERNELS/$LOCAL (set TRACER_KERNELS to the folder of ../shared/kernels)"
+	echo "0 passed, 0 failed"; exit 0
+fi
 
 # ------------------------------------------------------------------ setup
 stage setup
@@ -306,10 +312,6 @@ if [ "$KERNEL" = pmsg ] && [ ! -d "$KERNELS/$LOCAL" ]; then
 	KDIR=$L KPKG=$LOCAL KIMG=$L/bzImage SMAP=$L/System.map MODDIR= KSRC=$L
 elif [ -n "$LOCAL" ]; then
 	L=$KERNELS/$LOCAL
-	if [ ! -d "$L" ]; then
-		skip "$ARCH $KERNEL" "no $L (set TRACER_KERNELS to the folder of ../shared/kernels)"
-		echo "0 passed, 0 failed"; exit 0
-	fi
 	KDIR=$CACHE/$ARCH/$LOCAL
 	if [ ! -e "$KDIR/.done" ]; then
 		rm -rf "$KDIR"; mkdir -p "$KDIR"
