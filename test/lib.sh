@@ -184,11 +184,12 @@ held() {
 # processes once unless it changed (test/dupchk.awk counts COMM, MMAP2
 # and repeats); leaves perf script's side-band view in STREAM.txt.
 no_repeats() {
+	local S=$2 P=$3
 	perf script -i "$2" --show-task-events --show-mmap-events 2>/dev/null >"$2.txt"
 	set -- "$1" $(awk -v pids="$3" -f test/dupchk.awk "$2.txt")
 	[ "${2:-0}" -gt 0 ] && [ "${3:-0}" -gt 0 ] && [ "${4:-1}" = 0 ] &&
 		pass "$1 repeats no COMM or MMAP2 ($2 COMM, $3 MMAP2)" ||
-		fail "$1 repeats no COMM or MMAP2" "$2 COMM, $3 MMAP2, $4 repeats"
+		fail "$1 repeats no COMM or MMAP2" "$2 COMM, $3 MMAP2, $4 repeats: $(awk -v pids="$P" -v show=1 -f test/dupchk.awk "$S.txt" | grep -m3 '^repeat' | tr '\n' ' ')"
 }
 
 # Timestamps of perf script output must never go backwards.
