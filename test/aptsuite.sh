@@ -38,6 +38,7 @@ if [ -z "$(find "$D/Packages" -mmin -1440 2>/dev/null)" ]; then
 	    -o "APT::Architecture=$A" -o "APT::Architectures=$A" -o Debug::NoLocking=1 -o Acquire::Retries=3 \
 	    update >"$D/update.log" 2>&1 && f=$(ls "$D"/lists/*_main_binary-"$A"_Packages* 2>/dev/null | head -1) && [ -n "$f" ]; then
 		/usr/lib/apt/apt-helper cat-file "$f" >"$D/Packages.new" && mv "$D/Packages.new" "$D/Packages"
+		rm -rf "$D/lists" "$D"/cache/*.bin	# apt's copies (150 MB a suite and arch): Packages is what is read
 	else
 		warn "$S $A: the mirror's index does not match its signed Release ($(grep -m1 -o 'File has unexpected size[^?]*?\|Hash Sum mismatch' "$D/update.log" || tail -1 "$D/update.log")); using $M/dists/$S/main/binary-$A/Packages.xz as it is"
 		curl -sfL "$M/dists/$S/main/binary-$A/Packages.xz" | xz -dc >"$D/Packages.new" && [ -s "$D/Packages.new" ] &&

@@ -14,6 +14,7 @@
 # never taken for done (it is built aside and renamed).
 set -u
 DIR=${1:?usage: test/mkpmsg.sh DIR}
+HERE=$(cd "$(dirname "$0")" && pwd)
 [ -e "$DIR/.done" ] && exit 0
 export DEBIAN_FRONTEND=noninteractive
 die() { echo "mkpmsg: $*" >&2; exit 1; }
@@ -22,14 +23,31 @@ for p in make:make gcc:gcc flex:flex bison:bison bc:bc xz:xz-utils; do
 	command -v "${p%%:*}" >/dev/null || pkgs="$pkgs ${p#*:}"
 done
 [ -e /usr/include/libelf.h ] || pkgs="$pkgs libelf-dev"	# objtool
-ls /usr/src/linux-source-6.1.tar.xz >/dev/null 2>&1 || pkgs="$pkgs linux-source-6.1"
+command -v curl >/dev/null || pkgs="$pkgs curl"	# test/aptsuite.sh
+# linux-source-6.1 from the machine's apt where it has that exact package
+# (bookworm); apt-get takes a name it does not know as a regex, and on
+# trixie installed linux-source-6.12 for it. Elsewhere bookworm's .deb
+# through test/aptsuite.sh, unpacked here, nothing installed.
+TXZ=/usr/src/linux-source-6.1.tar.xz SRCDEB=
+if [ ! -e $TXZ ]; then
+	if apt-cache pkgnames linux-source-6.1 | grep -qx linux-source-6.1; then pkgs="$pkgs linux-source-6.1"
+	else SRCDEB=1; fi
+fi
 if [ -n "$pkgs" ]; then
 	apt-get install -y -q --no-install-recommends -o DPkg::Lock::Timeout=300 -o Acquire::Retries=3 $pkgs >/dev/null ||
 		die "apt-get install$pkgs failed"
 fi
 B=$DIR.build
 rm -rf "$B"; mkdir -p "$B" || die "mkdir $B"
-tar -C "$B" -xJf /usr/src/linux-source-6.1.tar.xz || die "unpack linux-source-6.1"
+if [ -n "$SRCDEB" ]; then
+	d=$(cd "$B" && "$HERE"/aptsuite.sh bookworm amd64 download linux-source-6.1) ||
+		die "no linux-source-6.1 in apt nor in bookworm (test/aptsuite.sh)"
+	dpkg-deb -x "$B/$d" "$B/deb" && rm -f "$B/$d" || die "dpkg-deb -x $d"
+	TXZ=$B/deb$TXZ
+	echo "mkpmsg: $d from bookworm"
+fi
+tar -C "$B" -xJf "$TXZ" || die "unpack linux-source-6.1"
+rm -rf "$B/deb"
 S=$(echo "$B"/linux-source-*)
 [ -d "$S" ] || die "no source tree in $B"
 cd "$S" || exit 1

@@ -244,7 +244,7 @@ R=$CACHE/$ARCH/run-$KERNEL${CPU:+-$CPU}
 ROOT=$R/root
 DEBS=$CACHE/debs
 KERNELS=${TRACER_KERNELS:-$TOP/../shared/kernels}
-[ -d "$KERNELS" ] || KERNELS=/work/shared/kernels
+[ -n "${TRACER_KERNELS:-}" ] || [ -d "$KERNELS" ] || KERNELS=/work/shared/kernels	# TRACER_KERNELS as given
 
 # where the kernel comes from: a Debian suite (SUITE), or a folder of
 # ../shared/kernels (LOCAL)
@@ -267,6 +267,12 @@ esac
 case $ARCH:$KERNEL:$CPU in aarch64:5.10:|armhf:5.10:|mips:6.1:24Kc) [ -n "$ONLY_GIVEN" ] || ONLY=${ONLY/n/} ;; esac
 
 need_root
+# a guest of ../shared/kernels without them says SKIP before any setup:
+# the cross toolchain of mips needs their musl too (pmsg builds its own)
+if [ -n "$LOCAL" ] && [ "$KERNEL" != pmsg ] && [ ! -d "$KERNELS/$LOCAL" ]; then
+	skip "$ARCH $KERNEL${CPU:+ $CPU}" "no $KERNELS/$LOCAL (set TRACER_KERNELS to the folder of ../shared/kernels)"
+	echo "0 passed, 0 failed"; exit 0
+fi
 
 # ------------------------------------------------------------------ setup
 stage setup
@@ -308,10 +314,6 @@ if [ "$KERNEL" = pmsg ] && [ ! -d "$KERNELS/$LOCAL" ]; then
 	KDIR=$L KPKG=$LOCAL KIMG=$L/bzImage SMAP=$L/System.map MODDIR= KSRC=$L
 elif [ -n "$LOCAL" ]; then
 	L=$KERNELS/$LOCAL
-	if [ ! -d "$L" ]; then
-		skip "$ARCH $KERNEL" "no $L (set TRACER_KERNELS to the folder of ../shared/kernels)"
-		echo "0 passed, 0 failed"; exit 0
-	fi
 	KDIR=$CACHE/$ARCH/$LOCAL
 	if [ ! -e "$KDIR/.done" ]; then
 		rm -rf "$KDIR"; mkdir -p "$KDIR"
@@ -946,14 +948,17 @@ if [ -z "${ONLY##*d*}" ]; then
 		done
 		# the tracking table: the wk_hot that spun and exited before dump 1
 		# (after 300 short processes) still has its comm and its symbols
-		# (from its exec of /bin/wk_hot on: before, it was the shell and taskset)
+		# (from its exec of /bin/wk_hot on: before, it was the shell and
+		# taskset; perf 6.8 and later name a sample after its exit :PID)
 		p=$(qt d2 spun)
 		x='$2 == p"/"p && /sched:sched_process_exec:/ && /filename=\/bin\/wk_hot / { t = $4 + 0 } $2 == p"/"p && t && $4 + 0 >= t && /cpu-clock:/'
 		n=$(awk -v p="$p" "$x" "$R/d/d2.data.script" | wc -l)
-		c=$(awk -v p="$p" "$x"' && $1 != "wk_hot"' "$R/d/d2.data.script" | wc -l)
+		c=$(awk -v p="$p" "$x"' && $1 != "wk_hot" && $1 != ":" p' "$R/d/d2.data.script" | wc -l)
 		k=$(awk -v p="$p" "$x"' && $1 == "wk_hot" && /work_hot_loop/' "$R/d/d2.data.script" | wc -l)
+		e=$(awk -v p="$p" "$x"' && $1 == ":" p' "$R/d/d2.data.script" | wc -l)
+		[ "$e" = 0 ] && e= || e=" ($e after its exit, named :$p by this perf)"
 		[ -n "$p" ] && [ "$n" -gt 0 ] && [ "$c" = 0 ] && [ "$k" -gt 0 ] &&
-			pass "d2: exited after 300 short processes: wk_hot $p's $n cpu-clock samples after its exec have comm wk_hot, $k in work_hot_loop" ||
+			pass "d2: exited after 300 short processes: wk_hot $p's $n cpu-clock samples after its exec have comm wk_hot$e, $k in work_hot_loop" ||
 			fail "d2: exited after 300 short processes: wk_hot ${p:-?}'s cpu-clock samples, comm wk_hot, work_hot_loop" "$n samples, $c with another comm, $k in work_hot_loop: $(awk -v p="$p" '$2 == p"/"p && /cpu-clock:/' "$R/d/d2.data.script" | head -3)"
 		# the build-id of the exited wk_hot's binary, which tracer reads
 		# from the file (statx, 4.11): in its map record, or (before
