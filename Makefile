@@ -122,7 +122,8 @@ menuconfig: .config
 # missing (a minimal Debian 13 has no binutils: gcc's recommends), build,
 # record with the default config until Ctrl-C, which dumps to the first
 # free name of tracer.data, tracer.data.1, ... (never overwritten), said
-# before and after (the shell outlives the Ctrl-C that ends tracer).
+# before and after (the shell outlives the Ctrl-C, or the SIGTERM of
+# timeout(1) to the whole group, that ends tracer, and make waits for it).
 # readelf: sstrip below.
 APT_GET = DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends
 RUNOUT ?= tracer.data
@@ -135,7 +136,7 @@ run:
 	$(MAKE) tracer
 	@n=$(RUNOUT); i=0; while [ -e "$$n" ]; do i=$$((i + 1)); n=$(RUNOUT).$$i; done; \
 	echo "make run: recording; Ctrl-C dumps to $$n"; \
-	trap : INT; ./tracer -o $(RUNOUT); \
+	trap : INT TERM; ./tracer -o $(RUNOUT); \
 	while [ -e $(RUNOUT).$$((i + 1)) ]; do i=$$((i + 1)); n=$(RUNOUT).$$i; done; \
 	[ ! -e "$$n" ] || echo "make run: the newest dump is $$n: perf script -i $$n"
 

@@ -424,23 +424,36 @@ static char *cfg_file(const char *path)
 	return b;
 }
 
-int main(int argc, char **argv)
-{
-	char *config = 0, *out = 0;
-	sigset_t set;
-	u64 possible[16];
-	int i, c, sfd, ncpu = 0, extract = 0, sel = 0, shut = 0, boot = 0, print = 0, conv = 0;
-	unsigned long long v;
+/* What the command line asks for. */
+struct opts {
+	char *config, *out;
+	int sel, extract, boot, print, conv;
+	int shut;	/* descriptors 0-2 that were closed, a bit each */
+};
 
-	/* Descriptors 0-2 that an init script or a daemon left closed are
-	 * /dev/null before anything is opened: else the signalfd would
-	 * take fd 1, and the dumps would go into it. */
+/* Descriptors 0-2 that an init script or a daemon left closed are
+ * /dev/null before anything is opened: else the signalfd would
+ * take fd 1, and the dumps would go into it. Returns which were. */
+static int std_fds(void)
+{
+	int i, shut = 0;
+
 	for (i = 0; i < 3; i++)
 		if (!fd_mode(i)) {
 			shut |= 1 << i;
 			if (open("/dev/null", O_RDWR) != i)
 				die(1, "fd %d is closed, and /dev/null:", i);
 		}
+	return shut;
+}
+
+/* The options into o; returns the index of the first operand. -l
+ * lists the events and exits, -h helps. */
+static int options(int argc, char **argv, struct opts *o)
+{
+	unsigned long long v;
+	int i, c;
+
 	for (i = 1; i < argc && argv[i][0] == '-' && argv[i][1]; i++) {
 		char *a = argv[i] + 1, *arg;
 
@@ -455,41 +468,41 @@ int main(int argc, char **argv)
 				usage(2);
 			switch (c) {
 			case 'o':
-				if (!*(out = arg))
+				if (!*(o->out = arg))
 					die(2, "-o needs a path");
 				break;
 			case 'f':
-				config = cfg_file(arg);
+				o->config = cfg_file(arg);
 				break;
 			case 'n':
 				if (!(v = num(arg, 0)) || v > 1000000000)
 					die(2, "-n %s: a dump number from 1", arg);
-				sel = v;
+				o->sel = v;
 				break;
 			case 'l':
 				if (!CFG_LIST)
 					die(2, NIB, c, "LIST");
 				cfg_list();
-				return 0;
+				exit(0);
 			case 'b':
 				if (!CFG_PERSIST)
 					die(2, "-b: %s", "surviving a crash is not built in (CONFIG_PERSIST)");
-				boot = 1;
+				o->boot = 1;
 				break;
 			case 'x':
 				if (!CFG_FRAME)
 					die(2, NIB, c, "FRAME");
-				extract = 1;
+				o->extract = 1;
 				break;
 			case 'c':
 				if (!CFG_CONVERT)
 					die(2, NIB, c, "CONVERT");
-				conv = 1;
+				o->conv = 1;
 				break;
 			case 'p':
 				if (!CFG_PRINT)
 					die(2, NIB, c, "PRINT");
-				print = 1;
+				o->print = 1;
 				break;
 			case 'h':
 				usage(0);
@@ -500,37 +513,19 @@ int main(int argc, char **argv)
 				break;
 		}
 	}
-	if (conv) {
-		if (extract || print || boot || config || sel || !out || i + 1 < argc)
-			die(2, "-c needs -o FILE");
-		return conv_main(argv[i], out);
-	}
-	if (print) {
-		if (extract || boot || out || config || i + 1 < argc)
-			die(2, "-p takes one FILE, or reads stdin, and nothing else");
-		return print_main(argv[i]);
-	}
-	if (i < argc) {
-		if (extract)
-			die(2, "-x reads a capture on stdin and takes no CONFIG");
-		if (config || i + 1 < argc)
-			die(2, "'%s': one CONFIG only (-f or an argument); quote it: tracer 'a b'",
-			    argv[config ? i : i + 1]);
-		/* A copy: parsing cuts it up, and ps shows argv. */
-		config = xstrdup(argv[i]);
-	}
-	if (shut & 2 && !out && extract)
-		die(2, "stdout is closed: give -o FILE");
-	if (extract && boot)
-		die(2, "-b and -x: one or the other");
-	if (extract)
-		return frame_extract(sel, out, "", 0, 0, 0);
+	return i;
+}
 
-	/* Signals arrive in one place, the signalfd, read in the loop;
-	 * from now on, before anything can take long or block. Every
-	 * signal that would end us takes the final dump. SIGPIPE and
-	 * SIGXFSZ are blocked, not ignored: writes fail with EPIPE or
-	 * EFBIG all the same, and sigaction is 1 KiB of libc. */
+/* Signals arrive in one place, the signalfd, read in the loop;
+ * from now on, before anything can take long or block. Every
+ * signal that would end us takes the final dump. SIGPIPE and
+ * SIGXFSZ are blocked, not ignored: writes fail with EPIPE or
+ * EFBIG all the same, and sigaction is 1 KiB of libc. */
+static int signals_block(void)
+{
+	sigset_t set;
+	int i, sfd;
+
 	sigemptyset(&set);
 	sigaddset(&set, SIGPIPE);
 	sigaddset(&set, SIGXFSZ);
@@ -544,28 +539,40 @@ int main(int argc, char **argv)
 	sfd = signalfd(-1, &set, SFD_CLOEXEC);
 	if (sfd < 0)
 		die(1, "signalfd:");
+	return sfd;
+}
 
-	if (CFG_PERSIST && boot) {
-		/* The boot before can be read only once: where it goes is
-		 * checked first, and the signals wait in the signalfd (an
-		 * ending one then takes the final path: the dump, at once).
-		 * Its config is what it holds (and the keys given). */
-		if (!out && isatty(1) && !(config && xstrstr(config, "frame=text")))
-			die(2, "-b: stdout is a terminal: give -o FILE, pipe it, or use frame=text");
-		if (out && (c = open(out, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600)) >= 0)
-			close(c), unlink(out);
-		else if (out && errno != EEXIST)
-			die(1, "-b: -o %s:", out);
-		char *n = ft_boot(), *b;
-		size_t k = (config ? strlen(config) : 0) + strlen(n) + 2;
+/* tracer -b: the boot before can be read only once: where it goes is
+ * checked first, and the signals wait in the signalfd (an ending one
+ * then takes the final path: the dump, at once). Its config is what
+ * it holds (and the keys given). */
+static char *boot_config(char *config, const char *out)
+{
+	int c;
 
-		fmt(b = xmalloc(k), k, "%s %s", config ? config : "", n);
-		config = b;
-	}
-	cfg_load(config, out);
-	if (CFG_PERSIST && boot)
+	if (!out && isatty(1) && !(config && xstrstr(config, "frame=text")))
+		die(2, "-b: stdout is a terminal: give -o FILE, pipe it, or use frame=text");
+	if (out && (c = open(out, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600)) >= 0)
+		close(c), unlink(out);
+	else if (out && errno != EEXIST)
+		die(1, "-b: -o %s:", out);
+	char *n = ft_boot(), *b;
+	size_t k = (config ? strlen(config) : 0) + strlen(n) + 2;
+
+	fmt(b = xmalloc(k), k, "%s %s", config ? config : "", n);
+	return b;
+}
+
+/* The config, the sink, the rings and what the dumps describe. */
+static void record_setup(int argc, char **argv, const struct opts *o, int sfd)
+{
+	u64 possible[16];
+	int i, ncpu = 0;
+
+	cfg_load(o->config, o->out);
+	if (CFG_PERSIST && o->boot)
 		cfg_procs = 0;		/* no process of this boot's */
-	if (shut & 2 && !cfg_out)
+	if (o->shut & 2 && !cfg_out)
 		die(2, "stdout is closed: give -o FILE");
 	/* Read now, not at a hit: where a tripwire's tracepoint has a comm. */
 	for (i = 0; i < nev; i++)
@@ -585,7 +592,46 @@ int main(int argc, char **argv)
 				ncpu = i + 1;
 	pd_tracing_build();
 	pd_features_build(argc, argv, ncpu, nring);
-	i = CFG_PERSIST && boot ? !!dump("the boot before", -1) : loop(sfd);
+}
+
+int main(int argc, char **argv)
+{
+	struct opts o = { .shut = std_fds() };
+	int i = options(argc, argv, &o), sfd;
+
+	/* CFG_ too: o is in memory, where the compiler no longer sees that
+	 * a mode not built in stays 0 (and would keep its code) */
+	if (CFG_CONVERT && o.conv) {
+		if (o.extract || o.print || o.boot || o.config || o.sel || !o.out || i + 1 < argc)
+			die(2, "-c needs -o FILE");
+		return conv_main(argv[i], o.out);
+	}
+	if (CFG_PRINT && o.print) {
+		if (o.extract || o.boot || o.out || o.config || i + 1 < argc)
+			die(2, "-p takes one FILE, or reads stdin, and nothing else");
+		return print_main(argv[i]);
+	}
+	if (i < argc) {
+		if (o.extract)
+			die(2, "-x reads a capture on stdin and takes no CONFIG");
+		if (o.config || i + 1 < argc)
+			die(2, "'%s': one CONFIG only (-f or an argument); quote it: tracer 'a b'",
+			    argv[o.config ? i : i + 1]);
+		/* A copy: parsing cuts it up, and ps shows argv. */
+		o.config = xstrdup(argv[i]);
+	}
+	if (o.shut & 2 && !o.out && o.extract)
+		die(2, "stdout is closed: give -o FILE");
+	if (o.extract && o.boot)
+		die(2, "-b and -x: one or the other");
+	if (o.extract)
+		return frame_extract(o.sel, o.out, "", 0, 0, 0);
+
+	sfd = signals_block();
+	if (CFG_PERSIST && o.boot)
+		o.config = boot_config(o.config, o.out);
+	record_setup(argc, argv, &o, sfd);
+	i = CFG_PERSIST && o.boot ? !!dump("the boot before", -1) : loop(sfd);
 	tidy();
 	return i;
 }

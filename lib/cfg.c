@@ -466,6 +466,143 @@ static void key_once(const char *key)
 	}
 }
 
+/* A mode: stack, lean, full, trim, zstd; 0 if tok is none. */
+static int cfg_flag(const char *tok)
+{
+	if (!strcmp(tok, "stack")) {
+		if (!CFG_CALLCHAIN)
+			bad(tok, "callchains are not built in (CONFIG_CALLCHAIN)");
+		cfg_stack = 1;
+	} else if (!strcmp(tok, "lean") || !strcmp(tok, "full")) {
+		if (!CFG_LEAN && tok[0] == 'l')
+			bad(tok, "the lean layout is not built in (CONFIG_LEAN)");
+		cfg_lean = tok[0] == 'l';
+	} else if (!strcmp(tok, "trim")) {
+		if (!CFG_COVER)
+			bad(tok, "trim is not built in (CONFIG_COVER)");
+		cfg_trim = 1;
+	} else if (!strcmp(tok, "zstd")) {
+		if (!CFG_ZSTD)
+			bad(tok, "compression is not built in (CONFIG_ZSTD)");
+		cfg_zstd = 1;
+	} else {
+		return 0;
+	}
+	return 1;
+}
+
+/* What to record and when to dump: 0 if tok (cut at eq) is no such key. */
+static int key_rec(char *tok, char *eq)
+{
+	if (!strcmp(tok, "buf")) {
+		unsigned long long v = num(eq + 1, 1);
+
+		*eq = '=';
+		if (!v || v > 1ULL << 30)
+			bad(tok, "bad size: use a number with k or m, up to 1g");
+		cfg_buf = ring_size(v);
+	} else if (!strcmp(tok, "cpus")) {
+		u64 online[16];
+		int i;
+
+		*eq = '=';
+		if (cpulist(eq + 1, cfg_cpus))
+			bad(tok, "bad CPU list: use 0,2-3");
+		if (sysfs_cpus("/sys/devices/system/cpu/online", online))
+			die(1, "can't read /sys/devices/system/cpu/online");
+		for (i = 0; i < 16; i++)
+			if (cfg_cpus[i] & ~online[i])
+				bad(tok, "not all of these CPUs are online");
+	} else if (!strcmp(tok, "trip")) {
+		*eq = '=';
+		cfg_tripwire(tok, eq + 1);
+	} else if (!strcmp(tok, "after") || !strcmp(tok, "holdoff")) {
+		long *g = tok[0] == 'a' ? &cfg_after : &cfg_holdoff;
+
+		*eq = '=';
+		if (!CFG_TRIPWIRE)
+			bad(tok, "tripwires are not built in (CONFIG_TRIPWIRE)");
+		if ((*g = dur(eq + 1)) < 0)
+			bad(tok, "a time up to 1000s, such as 200ms or 2s");
+	} else if (!strcmp(tok, "count") || !strcmp(tok, "dumps")) {
+		long *g = tok[0] == 'c' ? &cfg_count : &cfg_dumps;
+
+		*eq = '=';
+		if (!CFG_TRIPWIRE && g == &cfg_count)
+			bad(tok, "tripwires are not built in (CONFIG_TRIPWIRE)");
+		*g = num_in(tok, eq + 1, 1, 1000000000, "a number from 1 to 1000000000");
+	} else if (!strcmp(tok, "procs")) {
+		*eq = '=';
+		if (!CFG_TRACK)
+			bad(tok, "the tracking ring is not built in (CONFIG_TRACK)");
+		cfg_procs = num_in(tok, eq + 1, 0, PROCS_MAX,
+				   "a number of processes up to " S(PROCS_MAX) "; procs=0 turns tracking off");
+	} else {
+		return 0;
+	}
+	return 1;
+}
+
+/* Where the dumps go and how; any other key is unknown. */
+static void key_out(char *tok, char *eq)
+{
+	if (!strcmp(tok, "frame")) {
+		*eq = '=';
+		if (!CFG_FRAME)
+			bad(tok, "framing is not built in (CONFIG_FRAME)");
+		if (strcmp(eq + 1, "text"))
+			bad(tok, "the one framing is frame=text");
+		cfg_frame = 1;
+	} else if (!strcmp(tok, "baud")) {
+		*eq = '=';
+		if (!CFG_SERIAL)
+			bad(tok, "serial output is not built in (CONFIG_SERIAL)");
+#define BAUDS "not a speed termios knows (9600 ... 4000000)"
+		if (!sink_baud(cfg_baud = num_in(tok, eq + 1, 0, 4000000, BAUDS)))
+			bad(tok, BAUDS);
+	} else if (!strcmp(tok, "listen")) {
+		u64 sa[16];	/* a struct sockaddr_un */
+		unsigned len;
+
+		*eq = '=';
+		if (!CFG_LISTEN)
+			bad(tok, "pulled dumps are not built in (CONFIG_LISTEN)");
+		if (pull_addr(eq + 1, sa, &len))
+			bad(tok, "listen=IPV4:PORT (127.0.0.1:9000, 0.0.0.0:9000) or listen=@NAME");
+		cfg_listen = eq + 1;
+		listen_at = tok;
+	} else if (!strcmp(tok, "key")) {
+		const char *why;
+
+		*eq = '=';
+		if (!CFG_LISTEN)
+			bad(tok, "pulled dumps are not built in (CONFIG_LISTEN)");
+		if ((why = pull_key(eq + 1)))
+			bad(tok, why);
+		cfg_key = eq + 1;
+	} else if (CFG_FTRACE && !strcmp(tok, "engine")) {
+		*eq = '=';
+		if (!(cfg_engine = !strcmp(eq + 1, "perf")) && strcmp(eq + 1, "ftrace"))
+			bad(tok, "engine=ftrace or engine=perf");
+	} else if (!strcmp(tok, "persist")) {
+		*eq = '=';
+		if (!CFG_PERSIST)
+			bad(tok, "surviving a crash is not built in (CONFIG_PERSIST)");
+		if (!eq[1] || eq[span(eq, "/", 0)] || !strcmp(eq + 1, "..") || strlen(eq + 1) > 64)
+			bad(tok, "persist=INSTANCE: the name trace_instance= gave it on the kernel command line");
+		cfg_persist = eq + 1;
+		persist_tok = cfg_tok(tok);
+	} else if (!strcmp(tok, "out")) {
+		*eq = '=';
+		if (!eq[1])
+			bad(tok, "out= needs a path");
+		cfg_out = eq + 1;
+	} else {
+		*eq = '=';
+		bad(tok, unknown_key);
+	}
+}
+
 static void cfg_parse(char *s)
 {
 	char *p = s;
@@ -483,124 +620,12 @@ static void cfg_parse(char *s)
 		if (*p)
 			*p++ = 0;
 		eq = xstrchr(tok, '=');
-		if (!strcmp(tok, "stack")) {
-			if (!CFG_CALLCHAIN)
-				bad(tok, "callchains are not built in (CONFIG_CALLCHAIN)");
-			cfg_stack = 1;
-		} else if (!strcmp(tok, "lean") || !strcmp(tok, "full")) {
-			if (!CFG_LEAN && tok[0] == 'l')
-				bad(tok, "the lean layout is not built in (CONFIG_LEAN)");
-			cfg_lean = tok[0] == 'l';
-		} else if (!strcmp(tok, "trim")) {
-			if (!CFG_COVER)
-				bad(tok, "trim is not built in (CONFIG_COVER)");
-			cfg_trim = 1;
-		} else if (!strcmp(tok, "zstd")) {
-			if (!CFG_ZSTD)
-				bad(tok, "compression is not built in (CONFIG_ZSTD)");
-			cfg_zstd = 1;
-		} else if (eq && eq < tok + span(tok, ":/", 0)) {
+		if (eq && eq < tok + span(tok, ":/", 0)) {
 			*eq = 0;
 			key_once(tok);
-			if (!strcmp(tok, "buf")) {
-				unsigned long long v = num(eq + 1, 1);
-
-				*eq = '=';
-				if (!v || v > 1ULL << 30)
-					bad(tok, "bad size: use a number with k or m, up to 1g");
-				cfg_buf = ring_size(v);
-			} else if (!strcmp(tok, "cpus")) {
-				u64 online[16];
-				int i;
-
-				*eq = '=';
-				if (cpulist(eq + 1, cfg_cpus))
-					bad(tok, "bad CPU list: use 0,2-3");
-				if (sysfs_cpus("/sys/devices/system/cpu/online", online))
-					die(1, "can't read /sys/devices/system/cpu/online");
-				for (i = 0; i < 16; i++)
-					if (cfg_cpus[i] & ~online[i])
-						bad(tok, "not all of these CPUs are online");
-			} else if (!strcmp(tok, "trip")) {
-				*eq = '=';
-				cfg_tripwire(tok, eq + 1);
-			} else if (!strcmp(tok, "after") || !strcmp(tok, "holdoff")) {
-				long *g = tok[0] == 'a' ? &cfg_after : &cfg_holdoff;
-
-				*eq = '=';
-				if (!CFG_TRIPWIRE)
-					bad(tok, "tripwires are not built in (CONFIG_TRIPWIRE)");
-				if ((*g = dur(eq + 1)) < 0)
-					bad(tok, "a time up to 1000s, such as 200ms or 2s");
-			} else if (!strcmp(tok, "count") || !strcmp(tok, "dumps")) {
-				long *g = tok[0] == 'c' ? &cfg_count : &cfg_dumps;
-
-				*eq = '=';
-				if (!CFG_TRIPWIRE && g == &cfg_count)
-					bad(tok, "tripwires are not built in (CONFIG_TRIPWIRE)");
-				*g = num_in(tok, eq + 1, 1, 1000000000, "a number from 1 to 1000000000");
-			} else if (!strcmp(tok, "procs")) {
-				*eq = '=';
-				if (!CFG_TRACK)
-					bad(tok, "the tracking ring is not built in (CONFIG_TRACK)");
-				cfg_procs = num_in(tok, eq + 1, 0, PROCS_MAX,
-						   "a number of processes up to " S(PROCS_MAX) "; procs=0 turns tracking off");
-			} else if (!strcmp(tok, "frame")) {
-				*eq = '=';
-				if (!CFG_FRAME)
-					bad(tok, "framing is not built in (CONFIG_FRAME)");
-				if (strcmp(eq + 1, "text"))
-					bad(tok, "the one framing is frame=text");
-				cfg_frame = 1;
-			} else if (!strcmp(tok, "baud")) {
-				*eq = '=';
-				if (!CFG_SERIAL)
-					bad(tok, "serial output is not built in (CONFIG_SERIAL)");
-#define BAUDS "not a speed termios knows (9600 ... 4000000)"
-				if (!sink_baud(cfg_baud = num_in(tok, eq + 1, 0, 4000000, BAUDS)))
-					bad(tok, BAUDS);
-			} else if (!strcmp(tok, "listen")) {
-				u64 sa[16];	/* a struct sockaddr_un */
-				unsigned len;
-
-				*eq = '=';
-				if (!CFG_LISTEN)
-					bad(tok, "pulled dumps are not built in (CONFIG_LISTEN)");
-				if (pull_addr(eq + 1, sa, &len))
-					bad(tok, "listen=IPV4:PORT (127.0.0.1:9000, 0.0.0.0:9000) or listen=@NAME");
-				cfg_listen = eq + 1;
-				listen_at = tok;
-			} else if (!strcmp(tok, "key")) {
-				const char *why;
-
-				*eq = '=';
-				if (!CFG_LISTEN)
-					bad(tok, "pulled dumps are not built in (CONFIG_LISTEN)");
-				if ((why = pull_key(eq + 1)))
-					bad(tok, why);
-				cfg_key = eq + 1;
-			} else if (CFG_FTRACE && !strcmp(tok, "engine")) {
-				*eq = '=';
-				if (!(cfg_engine = !strcmp(eq + 1, "perf")) && strcmp(eq + 1, "ftrace"))
-					bad(tok, "engine=ftrace or engine=perf");
-			} else if (!strcmp(tok, "persist")) {
-				*eq = '=';
-				if (!CFG_PERSIST)
-					bad(tok, "surviving a crash is not built in (CONFIG_PERSIST)");
-				if (!eq[1] || eq[span(eq, "/", 0)] || !strcmp(eq + 1, "..") || strlen(eq + 1) > 64)
-					bad(tok, "persist=INSTANCE: the name trace_instance= gave it on the kernel command line");
-				cfg_persist = eq + 1;
-				persist_tok = cfg_tok(tok);
-			} else if (!strcmp(tok, "out")) {
-				*eq = '=';
-				if (!eq[1])
-					bad(tok, "out= needs a path");
-				cfg_out = eq + 1;
-			} else {
-				*eq = '=';
-				bad(tok, unknown_key);
-			}
-		} else {
+			if (!key_rec(tok, eq))
+				key_out(tok, eq);
+		} else if (!cfg_flag(tok)) {
 			cfg_event(tok, tok);
 		}
 	}

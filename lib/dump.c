@@ -519,39 +519,36 @@ static int open_dump_file(char *name)
 	}
 }
 
-/* Returns 0, or -1 if the dump could not be written. pull: a connection
- * that asked for a dump (listen=), which gets a standalone stream and
- * gives way to a signal; or -1: the sink's. */
-int dump(const char *why, int pull)
-{
-	u64 t0, t2, lim = 0, low = -1, blind = 0;
-	size_t tot = 0, nrec, i, side;
-	struct run rn[2 * nring + 1];	/* side-band, perf rings, ftrace's */
-	int nwrap = 0, nlive = 0, first = -1, nrun = nring + 1;
-	char cov[104], wrap[2 * nring];
+/* One dump's state, from the copies to the dump line. */
+struct dst {
+	struct run *rn;		/* side-band, perf rings, ftrace's */
+	char *wrap;		/* per ring (then ftrace's per CPU): it wrapped */
+	u64 t0, lim, low, blind;
+	size_t tot, side, nrec;
+	int nrun, nwrap, nlive, first, fd, standalone, cont;
 	char name[4096];
-	/* Files and framed dumps each stand alone; a binary stream sends
-	 * only what is new since the last dump. */
-	int fd, err, standalone = !sink_stream || cfg_frame || pull >= 0;
-	int binfile = CFG_PERF_FILE && !sink_stream && !cfg_frame && pull < 0;
-	int frame = cfg_frame && pull < 0, cont = !standalone && stream_started;
+};
 
-	/* The blind window, per CPU: its ring is paused only while its bytes
-	 * are copied as they lie; the walk reads that copy afterwards. So
-	 * each CPU is cut at its own moment, a copy's time after the one
-	 * before it. Recording that SIGUSR1 turned off stays off. */
-	t0 = now_us();
+/* The blind window, per CPU: its ring is paused only while its bytes
+ * are copied as they lie; the walk reads that copy afterwards. So
+ * each CPU is cut at its own moment, a copy's time after the one
+ * before it. Recording that SIGUSR1 turned off stays off. */
+static void copy_rings(struct dst *d)
+{
+	struct run *rn = d->rn;
+	size_t i;
+
 	for (i = 0; i < (size_t)nring; i++) {
 		struct ring *r = rings + i;
-		unsigned long base = standalone || !stream_started ? 0 : r->prev;
+		unsigned long base = d->standalone || !stream_started ? 0 : r->prev;
 		unsigned long h0, head, avail;
 		u64 a, b;
 
 		rn[i + 1].ring = i;
 		rn[i + 1].ft = 0;
-		wrap[i] = 0;
+		d->wrap[i] = 0;
 		if (CFG_FTRACE && !r->base) {	/* no perf event of its own: all in ftrace's */
-			rn[i + 1].p = rn[i + 1].end = cp + tot;
+			rn[i + 1].p = rn[i + 1].end = cp + d->tot;
 			continue;
 		}
 		h0 = ring_head(r);
@@ -574,70 +571,91 @@ int dump(const char *why, int pull)
 		if (!rec_off && ring_pause(r, 0))
 			msg("cpu %d: resuming the ring:", r->cpu);
 		a = now_ns();
-		if (a > b && a - b > blind)	/* (an interrupt in a..b: less) */
-			blind = a - b;
-		tot += r->size;
-		rn[i + 1].end = cp + tot;
-		rn[i + 1].p = ring_walk(scratch, r->size, head, avail, cp + tot);
+		if (a > b && a - b > d->blind)	/* (an interrupt in a..b: less) */
+			d->blind = a - b;
+		d->tot += r->size;
+		rn[i + 1].end = cp + d->tot;
+		rn[i + 1].p = ring_walk(scratch, r->size, head, avail, cp + d->tot);
 		/* wrapped: more was written than the ring holds (or than it
 		 * held since the stream's last dump) */
-		wrap[i] = avail > r->size;
-		if (!standalone)
+		d->wrap[i] = avail > r->size;
+		if (!d->standalone)
 			r->prev = head;
 	}
 	/* The ftrace instance's pages: a run per CPU too. */
 	if (CFG_FTRACE && ft_n) {
-		u64 bl = ft_grab(rec_off, cont, wrap + nring);
+		u64 bl = ft_grab(rec_off, d->cont, d->wrap + nring);
 
-		blind = bl > blind ? bl : blind;
+		d->blind = bl > d->blind ? bl : d->blind;
 		for (i = 0; i < (size_t)nring; i++)
-			rn[nrun++] = (struct run){ 0, (const void *)1, 0, i, 1 };
+			rn[d->nrun++] = (struct run){ 0, (const void *)1, 0, i, 1 };
 	}
-	/* The process table, read after the copies, so that it names every
-	 * task they hold (a task's COMM comes before its records), and the
-	 * tripwire hits (perf script shows what tripped): one run, sorted. */
+}
+
+/* The process table, read after the copies, so that it names every
+ * task they hold (a task's COMM comes before its records), and the
+ * tripwire hits (perf script shows what tripped): one run, sorted. */
+static void side_run(struct dst *d, int pull)
+{
+	struct run *rn = d->rn;
+	size_t i, side;
+
 	if (CFG_TRACK)
 		track_read();
 	if (CFG_TRACK || CFG_PROC)
-		track_begin(standalone ? 0 : stream_started ? 2 : 1);
-	side = CFG_TRACK ? track_copy(cp + tot) : 0;
-	memcpy(cp + tot + side, tbuf, tn);
+		track_begin(d->standalone ? 0 : stream_started ? 2 : 1);
+	side = CFG_TRACK ? track_copy(cp + d->tot) : 0;
+	memcpy(cp + d->tot + side, tbuf, tn);
 	side += tn;
 	if (pull < 0)
 		tn = 0;		/* the sink's next dump has them otherwise */
 	rn[0].p = (const void *)ix;
-	rn[0].end = (const void *)(ix + (CFG_TRACK || CFG_TRIPWIRE ? side_sort(tot, side) : 0));
+	rn[0].end = (const void *)(ix + (CFG_TRACK || CFG_TRIPWIRE ? side_sort(d->tot, side) : 0));
 	rn[0].ring = -1;
 	rn[0].ft = 0;
-	for (i = 0; i < (size_t)nrun; i++)
+	for (i = 0; i < (size_t)d->nrun; i++)
 		run_head(rn + i);
-	/* What each ring covers: one that wrapped, from its oldest record;
-	 * one that did not, all since the start (or the stream's last dump). */
-	for (i = 1; CFG_COVER && i < (size_t)nrun; i++) {
+	d->side = side;
+}
+
+/* What each ring covers: one that wrapped, from its oldest record;
+ * one that did not, all since the start (or the stream's last dump). */
+static void cover_trim(struct dst *d)
+{
+	struct run *rn = d->rn;
+	size_t i;
+
+	for (i = 1; CFG_COVER && i < (size_t)d->nrun; i++) {
 		/* runs of a ring that exists (one of no perf event has none) */
-		nlive += rn[i].ft || rings[rn[i].ring].base;
-		if (wrap[i - 1] && rn[i].p < rn[i].end) {
-			nwrap++;
-			if (rn[i].t > lim)
-				lim = rn[i].t, first = rings[rn[i].ring].cpu;
-			if (rn[i].t < low)
-				low = rn[i].t;
+		d->nlive += rn[i].ft || rings[rn[i].ring].base;
+		if (d->wrap[i - 1] && rn[i].p < rn[i].end) {
+			d->nwrap++;
+			if (rn[i].t > d->lim)
+				d->lim = rn[i].t, d->first = rings[rn[i].ring].cpu;
+			if (rn[i].t < d->low)
+				d->low = rn[i].t;
 		}
 	}
 	/* trim: every CPU from the same time, the latest oldest record of a
 	 * ring that wrapped; the side-band stays (what they need) */
-	for (i = 1; cfg_trim && nwrap && i < (size_t)nrun; i++)
-		while (rn[i].p < rn[i].end && rn[i].t < lim)
+	for (i = 1; cfg_trim && d->nwrap && i < (size_t)d->nrun; i++)
+		while (rn[i].p < rn[i].end && rn[i].t < d->lim)
 			run_next(rn + i);
 	newest = 0;
+}
 
-	dumps++;
+/* Where this dump goes: the connection that pulled it, a new file, or
+ * the sink; its fd, or -1 (said why). */
+static int dump_sink(struct dst *d, const char *why, int pull)
+{
+	int fd;
+
 	if (CFG_LISTEN && pull >= 0) {
 		fd = pull;
-		fmt(name, sizeof(name), "the connection");	/* why names it */
+		fmt(d->name, sizeof(d->name), "the connection");	/* why names it */
 	} else if (!sink_stream) {
-		if ((fd = open_dump_file(name)) < 0) {
-			msg(out_final ? "dump %d (%s): %s: the history is lost:" : "dump %d (%s): %s:", dumps, why, name);
+		if ((fd = open_dump_file(d->name)) < 0) {
+			msg(out_final ? "dump %d (%s): %s: the history is lost:" : "dump %d (%s): %s:", dumps, why, d->name);
 			return -1;
 		}
 		file_seq++;
@@ -648,21 +666,31 @@ int dump(const char *why, int pull)
 		stream_started = 0;
 		return -1;
 	} else {
-		fmt(name, sizeof(name), "%s", sink_name);
+		fmt(d->name, sizeof(d->name), "%s", sink_name);
 	}
-	for (i = 1, tot = side; i <= (size_t)nring; i++)
+	return fd;
+}
+
+/* The headers, the maps and names, the merged records; 0 or an errno. */
+static int dump_write(struct dst *d, int pull)
+{
+	struct run *rn = d->rn;
+	int fd = d->fd, err, binfile = CFG_PERF_FILE && !sink_stream && !cfg_frame && pull < 0;
+	size_t i, tot;
+
+	for (i = 1, tot = d->side; i <= (size_t)nring; i++)
 		tot += rn[i].end - rn[i].p;
 	if (CFG_FTRACE && ft_n)
 		tot += ft_est;	/* ftrace's, about */
-	out_begin(fd, tot + (64 << 10), dumps, frame | (pull >= 0) * OUT_YIELD,
-		  sink_stream || pull >= 0 ? 0 : name);
+	out_begin(fd, tot + (64 << 10), dumps, (cfg_frame && pull < 0) | (pull >= 0) * OUT_YIELD,
+		  sink_stream || pull >= 0 ? 0 : d->name);
 	if (binfile)
 		pd_file_head();
-	else if (standalone || !stream_started)
+	else if (d->standalone || !stream_started)
 		pd_stream_head();
 	/* From here on, records: compressed with the zstd key. */
 	out_zstd(cfg_zstd);
-	if (standalone || !stream_started)
+	if (d->standalone || !stream_started)
 		pd_kernel_maps();
 	if (CFG_PERSIST)
 		ft_comms();
@@ -674,8 +702,8 @@ int dump(const char *why, int pull)
 		pd_comm(hit_id[0], hit_id[1], hit_comm), name_bit(hit_id[1], 1);
 	if (pull < 0)
 		hit_comm[0] = 0;
-	nrec = merge_out(rn, nrun);
-	if (CFG_FTRACE && !standalone && ft_n)
+	d->nrec = merge_out(rn, d->nrun);
+	if (CFG_FTRACE && !d->standalone && ft_n)
 		ft_sent();
 	out_zstd(0);
 	if (binfile) {
@@ -690,9 +718,16 @@ int dump(const char *why, int pull)
 	if (!sink_stream && pull < 0) {
 		close(fd);
 		if (err)
-			unlink(name);	/* ours (O_EXCL), and useless half written */
+			unlink(d->name);	/* ours (O_EXCL), and useless half written */
 	}
-	t2 = now_us();
+	return err;
+}
+
+/* The dump line, or why the dump failed. */
+static int dump_report(struct dst *d, const char *why, int pull, int err)
+{
+	u64 t2 = now_us();
+
 	if (err) {
 		errno = err;
 		if (pull >= 0 && (err == EINTR || err == ETIMEDOUT))
@@ -700,7 +735,7 @@ int dump(const char *why, int pull)
 			    "given up for a signal, a tripwire or a request" : "given up: nothing read for 5 s");
 		else
 			msg(out_final ? "dump %d (%s): writing %s failed: the history is lost:" :
-			    "dump %d (%s): writing %s failed, recording goes on:", dumps, why, name);
+			    "dump %d (%s): writing %s failed, recording goes on:", dumps, why, d->name);
 		return -1;
 	} else {
 		unsigned long used = 0, ev = 0, dr = 0, un = 0;
@@ -711,10 +746,10 @@ int dump(const char *why, int pull)
 			fmt(tab, sizeof(tab), ", procs %L/%L (%L evicted, %L not kept), %L tasks unnamed",
 			    (u64)used, (u64)cfg_procs, (u64)ev, (u64)dr, (u64)un);
 		}
-		char off[24] = "", z[40] = "", a[24], b[24];
-		int noff = 0;
+		char off[24] = "", z[40] = "", cov[104], a[24], b[24];
+		int i, noff = 0;
 
-		for (i = 0; CFG_HOTPLUG && i < (size_t)nring; i++)
+		for (i = 0; CFG_HOTPLUG && i < nring; i++)
 			noff += offline[i];
 		if (noff)
 			fmt(off, sizeof(off), " (%d offline)", noff);
@@ -724,18 +759,43 @@ int dump(const char *why, int pull)
 		 * record of a ring that wrapped; on some, from the earliest. */
 		if (!CFG_COVER)
 			cov[0] = 0;
-		else if (!nwrap)
-			fmt(cov, sizeof(cov), ", covers all since %s", cont ? "the last dump" : "the start");
+		else if (!d->nwrap)
+			fmt(cov, sizeof(cov), ", covers all since %s", d->cont ? "the last dump" : "the start");
 		else if (cfg_trim)
-			fmt(cov, sizeof(cov), ", covers %s on all CPUs (trimmed to cpu %d's oldest)", secs(a, newest - lim), first);
+			fmt(cov, sizeof(cov), ", covers %s on all CPUs (trimmed to cpu %d's oldest)",
+			    secs(a, newest - d->lim), d->first);
 		else
-			fmt(cov, sizeof(cov), ", covers %s on all CPUs (cpu %d least), %s on some", secs(a, newest - lim), first,
-			    nwrap < nlive ? (cont ? "all since the last dump" : "all since the start") : secs(b, newest - low));
+			fmt(cov, sizeof(cov), ", covers %s on all CPUs (cpu %d least), %s on some",
+			    secs(a, newest - d->lim), d->first, d->nwrap < d->nlive ?
+			    (d->cont ? "all since the last dump" : "all since the start") : secs(b, newest - d->low));
 		msg("dump %d (%s): %L bytes%s, %L records, %d CPUs%s, paused %L.%u us, wrote in %L us, to %s%s%s%s",
-		    dumps, why, out_pos, z, (u64)nrec, nring, off, blind / 1000, (unsigned)(blind / 100 % 10),
-		    t2 - t0, name, cov, tab, CFG_FTRACE ? ft_how(1) : "");
+		    dumps, why, out_pos, z, (u64)d->nrec, nring, off, d->blind / 1000, (unsigned)(d->blind / 100 % 10),
+		    t2 - d->t0, d->name, cov, tab, CFG_FTRACE ? ft_how(1) : "");
 	}
 	return 0;
+}
+
+/* Returns 0, or -1 if the dump could not be written. pull: a connection
+ * that asked for a dump (listen=), which gets a standalone stream and
+ * gives way to a signal; or -1: the sink's. */
+int dump(const char *why, int pull)
+{
+	struct run rn[2 * nring + 1];	/* side-band, perf rings, ftrace's */
+	char wrap[2 * nring];
+	/* Files and framed dumps each stand alone; a binary stream sends
+	 * only what is new since the last dump. */
+	int standalone = !sink_stream || cfg_frame || pull >= 0;
+	struct dst d = { .rn = rn, .wrap = wrap, .low = -1, .first = -1, .nrun = nring + 1,
+			 .standalone = standalone, .cont = !standalone && stream_started };
+
+	d.t0 = now_us();
+	copy_rings(&d);
+	side_run(&d, pull);
+	cover_trim(&d);
+	dumps++;
+	if ((d.fd = dump_sink(&d, why, pull)) < 0)
+		return -1;
+	return dump_report(&d, why, pull, dump_write(&d, pull));
 }
 
 /* A tripwire's record, for the next dump (perf script shows what

@@ -273,13 +273,81 @@ int ft_persistent(void)
 static const char set[] = "tracing_on\0" "0\0" "trace_clock\0" "perf\0" "options/overwrite\0" "1\0"
 			  "tracing_cpumask\0" "\0" "buffer_size_kb\0" "\0";
 
+/* set into the instance, with mask's CPUs and buf='s size; 0 if it
+ * refused one (then it goes). */
+static int ft_settings(const u64 *mask)
+{
+	char b[1024], *s;
+	const char *k, *v;
+	int i;
+
+	/* tracing_cpumask: 32-bit hex words, the highest first */
+	for (i = 31; i > 0 && !(u32)(mask[i / 2] >> 32 * (i % 2)); i--)
+		;
+	for (s = b; i >= 0; i--) {
+		s = hex8(s, mask[i / 2] >> 32 * (i % 2));
+		*s++ = ',';
+	}
+	s[-1] = 0;
+	fmt(s, 24, "%L", (u64)(cfg_buf >> 10));
+	/* A persistent instance: its size is the memory the kernel keeps
+	 * (buffer_size_kb says EBUSY), and options/overwrite stays as it
+	 * is, 1 (on 6.12 writing 0 there oopses, and 1 is no change). */
+	for (k = set, i = 0; *k && !(PERSIST && i == 4); k = v + strlen(v) + 1, i++) {
+		v = k + strlen(k) + 1;
+		if (PERSIST && i == 2)
+			continue;
+		if (put(k, *v ? v : i == 3 ? b : s))
+			return fall(k);
+	}
+	return 1;
+}
+
+/* Each tracepoint's filter, then enable, in the instance: one it
+ * refuses is an error, or left out if a glob named it. */
+static void ft_enable(void)
+{
+	char b[1024], *s;
+	int i;
+
+	for (i = 0; i < nev; i++) {
+		struct event *e = evs + i;
+
+		/* sched_stat_*: perf makes the count they carry the sample's
+		 * period (__perf_count), ftrace does not: they stay on perf */
+		if (e->trip || e->attr.type != TYPE_TRACEPOINT || !strncmp(e->name, "sched:sched_stat_", 17))
+			continue;
+		tp_path(b, sizeof(b), e->name, "filter");
+		s = b + strlen(tracefs) + 1;	/* events/SYS/NAME/filter */
+		if (e->filter && put(s, e->filter)) {
+			if (!e->glob)	/* (die's tidy removes the instance) */
+				die(2, "config: %s: the kernel rejects this filter", e->tok);
+			msg("%s: left out, the filter does not apply to it", e->name);
+			ev_drop(i--);
+			continue;
+		}
+		memcpy(b + strlen(b) - 6, "enable", 7);
+		/* ftrace's own events (ftrace:print) have no enable, and
+		 * perf takes them but never records them: a glob's go, a
+		 * named one is an error; the others stay in the instance */
+		if (put(s, "1")) {
+			if (!e->glob)
+				die(1, "%s: the ftrace instance refuses it: %s:", e->tok, ft_path(s));
+			msg("%s: left out, the ftrace instance refuses it: %s:", e->name, ft_path(s));
+			ev_drop(i--);
+			continue;
+		}
+		e->ft = 1;
+		ft_n++;
+	}
+}
+
 /* The tracepoints of the config into a new instance; 0 if they stay
  * on perf (engine=perf, no instances, a kernel that refuses). mask:
  * the CPUs to record, now or when they come online. */
 int ft_init(const u64 *mask)
 {
-	char b[1024], *s;
-	const char *k, *v;
+	const char *k;
 	int i, n = 0;
 	long r;
 
@@ -326,55 +394,9 @@ int ft_init(const u64 *mask)
 	}
 	if (ft_header())
 		return fall("../../events/header_page");
-	/* tracing_cpumask: 32-bit hex words, the highest first */
-	for (i = 31; i > 0 && !(u32)(mask[i / 2] >> 32 * (i % 2)); i--)
-		;
-	for (s = b; i >= 0; i--) {
-		s = hex8(s, mask[i / 2] >> 32 * (i % 2));
-		*s++ = ',';
-	}
-	s[-1] = 0;
-	fmt(s, 24, "%L", (u64)(cfg_buf >> 10));
-	/* A persistent instance: its size is the memory the kernel keeps
-	 * (buffer_size_kb says EBUSY), and options/overwrite stays as it
-	 * is, 1 (on 6.12 writing 0 there oopses, and 1 is no change). */
-	for (k = set, i = 0; *k && !(PERSIST && i == 4); k = v + strlen(v) + 1, i++) {
-		v = k + strlen(k) + 1;
-		if (PERSIST && i == 2)
-			continue;
-		if (put(k, *v ? v : i == 3 ? b : s))
-			return fall(k);
-	}
-	for (i = 0; i < nev; i++) {
-		struct event *e = evs + i;
-
-		/* sched_stat_*: perf makes the count they carry the sample's
-		 * period (__perf_count), ftrace does not: they stay on perf */
-		if (e->trip || e->attr.type != TYPE_TRACEPOINT || !strncmp(e->name, "sched:sched_stat_", 17))
-			continue;
-		tp_path(b, sizeof(b), e->name, "filter");
-		s = b + strlen(tracefs) + 1;	/* events/SYS/NAME/filter */
-		if (e->filter && put(s, e->filter)) {
-			if (!e->glob)	/* (die's tidy removes the instance) */
-				die(2, "config: %s: the kernel rejects this filter", e->tok);
-			msg("%s: left out, the filter does not apply to it", e->name);
-			ev_drop(i--);
-			continue;
-		}
-		memcpy(b + strlen(b) - 6, "enable", 7);
-		/* ftrace's own events (ftrace:print) have no enable, and
-		 * perf takes them but never records them: a glob's go, a
-		 * named one is an error; the others stay in the instance */
-		if (put(s, "1")) {
-			if (!e->glob)
-				die(1, "%s: the ftrace instance refuses it: %s:", e->tok, ft_path(s));
-			msg("%s: left out, the ftrace instance refuses it: %s:", e->name, ft_path(s));
-			ev_drop(i--);
-			continue;
-		}
-		e->ft = 1;
-		ft_n++;
-	}
+	if (!ft_settings(mask))
+		return 0;
+	ft_enable();
 	if (on_fd < 0)
 		on_fd = open(ft_path("tracing_on"), O_WRONLY | O_CLOEXEC);
 	snap_fd = open(ft_path("snapshot"), O_WRONLY | O_CLOEXEC);

@@ -146,18 +146,14 @@ static void put24(u8 *p, u32 v)
  * 8-byte aligned: so the frame pads itself. */
 static const u8 fhd[8] = { 0xa0, 0xa1, 0xa2, 0x82, 0xa3, 0x83, 0xe2, 0xc2 };
 
-/* src[0, n) (n <= ZSTD_MAX) as one zstd frame, a multiple of 8 bytes
- * long, into dst, which has room for ZSTD_ROOM(n); returns its size. */
-size_t zstd_frame(const u8 *src, size_t n, u8 *dst)
+/* Greedy: the last position with the same hash, if 4 bytes match,
+ * stretched both ways. Position 0 stands for "none". The sequences
+ * into seqs; returns how many, and *nlit: the literals' length. */
+static size_t zstd_match(const u8 *src, size_t n, size_t *nlit)
 {
-	size_t i = 1, lit = 0, ns = 0, nl = 0, k, rep0 = 1;
-	u8 *o, *blk = dst + 24, h[24], *p = h + 5, d;
-	u32 st[3] = { 0 };
+	size_t i = 1, lit = 0, ns = 0, nl = 0, rep0 = 1;
 
-	o = blk + 3;
 	memset(htab, 0, sizeof(htab));
-	/* Greedy: the last position with the same hash, if 4 bytes match,
-	 * stretched both ways. Position 0 stands for "none". */
 	while (n >= 8 && i < n - 8) {
 		u32 h = hash(src + i), c = htab[h], rep = i > lit && i >= rep0;
 
@@ -188,8 +184,16 @@ size_t zstd_frame(const u8 *src, size_t n, u8 *dst)
 				htab[hash(src + i - 2)] = i - 2;
 		}
 	}
-	nl += n - lit;
-	/* Literals, raw, with a 3-byte header; then the sequences. */
+	*nlit = nl + n - lit;
+	return ns;
+}
+
+/* Literals, raw, with a 3-byte header: the bytes between the ns
+ * sequences' matches. Returns the end. */
+static u8 *zstd_lits(u8 *o, const u8 *src, size_t n, size_t nl, size_t ns)
+{
+	size_t k, i;
+
 	o[0] = (nl & 15) << 4 | 0xc;
 	o[1] = nl >> 4;
 	o[2] = nl >> 12;
@@ -200,7 +204,16 @@ size_t zstd_frame(const u8 *src, size_t n, u8 *dst)
 		i += seqs[k].ll + seqs[k].ml + 3;
 	}
 	memcpy(o, src + i, n - i);
-	o += n - i;
+	return o + n - i;
+}
+
+/* The sequences: their number, then with the predefined tables, one
+ * bit stream, written from the last. Returns the end. */
+static u8 *zstd_seqs(u8 *o, size_t ns)
+{
+	u32 st[3] = { 0 };
+	size_t k;
+
 	if (ns < 128) {
 		*o++ = ns;
 	} else if (ns < 0x7f00) {
@@ -211,30 +224,40 @@ size_t zstd_frame(const u8 *src, size_t n, u8 *dst)
 		*o++ = ns - 0x7f00;
 		*o++ = (ns - 0x7f00) >> 8;
 	}
-	if (ns) {
-		*o++ = 0;	/* predefined tables for LL, OF and ML */
-		bp = o, bc = 0, bn = 0;
-		for (k = ns; k-- > 0;) {
-			struct seq *s = seqs + k;
-			u32 lx, mx;
-			int lb, mb, lc = code(s->ll, 16, ll_x, &lx, &lb),
-			    mc = code(s->ml, 32, ml_x, &mx, &mb), oc = hibit(s->off);
+	if (!ns)
+		return o;
+	*o++ = 0;	/* predefined tables for LL, OF and ML */
+	bp = o, bc = 0, bn = 0;
+	for (k = ns; k-- > 0;) {
+		struct seq *s = seqs + k;
+		u32 lx, mx;
+		int lb, mb, lc = code(s->ll, 16, ll_x, &lx, &lb),
+		    mc = code(s->ml, 32, ml_x, &mx, &mb), oc = hibit(s->off);
 
-			fse_put(of_t, 32, st + 2, oc, k == ns - 1);
-			fse_put(ml_t, 64, st + 1, mc, k == ns - 1);
-			fse_put(ll_t, 64, st, lc, k == ns - 1);
-			bits(lx, lb);
-			bits(mx, mb);
-			bits(s->off - (1U << oc), oc);
-		}
-		bits(st[1], 6);
-		bits(st[2], 5);
-		bits(st[0], 6);
-		bits(1, 1);
-		if (bn)
-			*bp++ = bc;
-		o = bp;
+		fse_put(of_t, 32, st + 2, oc, k == ns - 1);
+		fse_put(ml_t, 64, st + 1, mc, k == ns - 1);
+		fse_put(ll_t, 64, st, lc, k == ns - 1);
+		bits(lx, lb);
+		bits(mx, mb);
+		bits(s->off - (1U << oc), oc);
 	}
+	bits(st[1], 6);
+	bits(st[2], 5);
+	bits(st[0], 6);
+	bits(1, 1);
+	if (bn)
+		*bp++ = bc;
+	return bp;
+}
+
+/* src[0, n) (n <= ZSTD_MAX) as one zstd frame, a multiple of 8 bytes
+ * long, into dst, which has room for ZSTD_ROOM(n); returns its size. */
+size_t zstd_frame(const u8 *src, size_t n, u8 *dst)
+{
+	size_t nl, k, ns = zstd_match(src, n, &nl);
+	u8 *o, *blk = dst + 24, h[24], *p = h + 5, d;
+
+	o = zstd_seqs(zstd_lits(blk + 3, src, n, nl, ns), ns);
 	k = o - blk - 3;
 	if (k >= n) {		/* no gain: the block raw */
 		memcpy(blk + 3, src, n);

@@ -62,7 +62,7 @@
 # adds p, a boot of its own that panics five times, P_BOOTS=5), SMP (default 2;
 # 4 on x86_64, 8 on aarch64, 1 on MIPS), KERNEL, CPU,
 # HOSTPORT (default 9000 + arch index), TRACER_SRC (the tree whose
-# Makefile Kconfig *.c *.h are built, default this work tree),
+# Makefile Kconfig *.c *.h lib/ are built, default this work tree),
 # TRACER_KERNELS (default ../shared/kernels). Everything of a run stays
 # in $TRACER_QEMU_CACHE/ARCH/run-KERNEL[-CPU]: console.log, a.data,
 # b.data*, c.data, *.script, *.report, root/ (the --symfs).

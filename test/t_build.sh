@@ -35,6 +35,11 @@ done
 testing "layers: each file calls only the files below it ($layers)" "" "$bad"
 big=$(wc -l *.c lib/*.c | awk '$2 != "total" && $1 > 900 { printf "%s ", $2 }')
 testing "no source file over 900 lines" "" "$big"
+# Functions short enough to read at once: no function (from its
+# signature's line to its closing brace at column 0) over 100 lines.
+long=$(awk '/^[a-z].*\(/ && !/;[ \t]*$/ { s = FNR; n = $0; sub(/\(.*/, "", n); sub(/.*[ *]/, "", n) }
+	/^}/ && s { if (FNR - s + 1 > 100) printf "%s:%s() %d lines ", FILENAME, n, FNR - s + 1; s = 0 }' *.c lib/*.c)
+[ -z "$long" ] && pass "no function over 100 lines" || fail "no function over 100 lines" "$long"
 
 # The configuration matrix: defconfig, allnoconfig, allyesconfig, and
 # defconfig with each symbol off alone. Each is built in a scratch copy
