@@ -180,6 +180,11 @@ held() {
 	return 1
 }
 
+# own_segv COMM: trip=segv for the test's own crasher only: the preset
+# trips on any process's SIGSEGV, and another job's (a crashing perf)
+# would take the dump, or its holdoff, from the test
+own_segv() { echo "trip=signal:signal_generate/sig==11&&comm==\"$1\"/"; }
+
 # no_repeats WHAT STREAM PIDS: the stream describes each of the test's
 # processes once unless it changed (test/dupchk.awk counts COMM, MMAP2
 # and repeats); leaves perf script's side-band view in STREAM.txt.

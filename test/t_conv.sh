@@ -32,17 +32,37 @@ else
 			echo "no sched latency: $(perf sched latency -i "$f" 2>&1 | head -1)"
 		perf timechart -i "$f" -o "$f.svg" >/dev/null 2>&1; grep -q "<title>$p $cw running" "$f.svg" 2>/dev/null && echo "ok timechart" ||
 			echo "no timechart: $(perf timechart -i "$f" -o "$f.svg" 2>&1 | head -1)"
-		n=$(perf trace -s -i "$f" 2>&1 | awk -v t=" $cw ($p)" 'index($0, t) == 1 { on = 1; next } on && /^ [^ ]/ { on = 0 } on && $1 == "close" { print $3 }')
-		[ "$n" = 1500 ] && echo "ok trace -s (1500 failed closes)" || echo "no trace -s: close errors '$n'"
+		n=$(cvclose "$f" $cw $p)
+		[ "$n" = 1500 ] && echo "ok trace -s (1500 failed closes)" ||
+			if cvctl; then echo "no trace -s: close errors '$n'"
+			else echo "skip trace -s: perf $(perf version | cut -d' ' -f3) fails on perf record's own file of these events too"; fi
 		s=$(perf script -i "$f" 2>/dev/null | md5sum)
 		perf inject -i "$f" -o "$f.inj" >/dev/null 2>&1 && [ "$(perf script -i "$f.inj" 2>/dev/null | md5sum)" = "$s" ] &&
 			echo "ok inject" || echo "no inject: $(perf inject -i "$f" -o "$f.inj" 2>&1 | head -1)"
-		n=$(perf script -i "$f" -F comm 2>/dev/null | awk -v c=$cw '$1 == c' | wc -l)
+		# (perf 6.8 and later: a task's samples after its exit :TID in
+		# perf script, its comm in the json)
+		n=$(perf script -i "$f" -F comm,tid 2>/dev/null | awk -v c=$cw '$1 == c { t[$2]; n++ } $1 == ":" $2 && ($2 in t) { n++ } END { print n + 0 }')
 		(perf data convert --to-json "$f.json" -i "$f"; :) >/dev/null 2>&1; j=$(grep -c "\"comm\": \"$cw\"" "$f.json" 2>/dev/null)
 		[ "$n" -gt 10 ] && [ "$j" = "$n" ] && echo "ok --to-json ($n samples of $cw)" || echo "no --to-json: $j of $n"
 		n=$(perf script -i "$f" 2>/dev/null | wc -l)
 		perf report --stats -i "$f" 2>/dev/null | grep -m1 "SAMPLE events:" | grep -q " $n " && [ "$n" -gt 100 ] &&
 			echo "ok report --stats ($n samples)" || echo "no report --stats: $n in perf script"
+	}
+	# cvclose FILE COMM PID: its failed closes in perf trace -s
+	cvclose() {
+		perf trace -s -i "$1" 2>&1 | awk -v t=" $2 ($3)" 'index($0, t) == 1 { on = 1; next } on && /^ [^ ]/ { on = 0 } on && $1 == "close" { print $3 }'
+	}
+	# cvctl: whether the host perf's trace -s reads perf record's own
+	# file of these syscalls (made once; perf 6.12's crashes on it)
+	cvctl() {
+		local p
+		[ -e "$T/cvctl.ok" ] && return 0
+		[ -e "$T/cvctl.data" ] && return 1
+		cp "$T/work" "$T/${cw}c"
+		perf record -N -q -a -e raw_syscalls:sys_enter --filter id==3 -e raw_syscalls:sys_exit --filter id==3 \
+			-o "$T/cvctl.data" -- "$T/${cw}c" close 1500 >/dev/null 2>&1
+		p=$(perf script -i "$T/cvctl.data" -F comm,pid 2>/dev/null | awk -v c=${cw}c '$1 == c { print $2; exit }')
+		[ "$(cvclose "$T/cvctl.data" ${cw}c "$p")" = 1500 ] && : >"$T/cvctl.ok"
 	}
 	# the first dump of a stream: its bytes up to its FINISHED_ROUND
 	cvfirst() {

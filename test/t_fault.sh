@@ -311,7 +311,8 @@ if start_tracer "$T/f7" -o "$T/f7.data"; then
 	for i in $(seq 300); do /bin/true; done
 	sleep 2
 	stop_tracer >/dev/null
-	perf script -i "$T/f7.data" -F comm 2>/dev/null | awk '{ n++; if ($1 ~ /^:[0-9]+$/) u++ }
+	perf script -i "$T/f7.data" -F comm,tid --show-task-events 2>/dev/null | awk -f test/exited.awk |
+		awk '{ n++; if ($1 ~ /^:[0-9]+$/) u++ }
 		END { printf "%d %d\n", n, u }' >"$T/f7.n"
 	read -r n u <"$T/f7.n"
 	# a machine that starts processes faster than the table holds them

@@ -25,7 +25,9 @@ for eng in ftrace perf; do
 	bad= agree=
 	for i in 1 2 3; do
 		f="$T/nm$eng.data"; [ $i = 1 ] || f="$f.$((i - 1))"
-		perf script -i "$f" -F comm,tid,time 2>/dev/null >"$f.txt"
+		# (perf 6.8 and later name a task's records after its exit
+		# :TID, in perf record's files too: test/exited.awk)
+		perf script -i "$f" -F comm,tid,time --show-task-events 2>/dev/null | awk -f test/exited.awk >"$f.txt"
 		# the loop's records: how many, how many :PID, how many in
 		# the last 100 ms before the dump
 		r=$(awk -v pf="$T/nm$eng.pids" 'BEGIN { while ((getline p < pf) > 0) mine[p] = 1 }
@@ -59,7 +61,8 @@ if hooked; then
 	for i in $(seq 8); do sleep 0.7; dump_wait "$T/ns" $i >/dev/null; done
 	kill $L $L2; wait $L $L2 2>/dev/null
 	stop_tracer >/dev/null
-	perf script -i "$T/ns.out" --show-round-events -F comm,tid,time 2>/dev/null >"$T/ns.txt"
+	perf script -i "$T/ns.out" --show-round-events --show-task-events -F comm,tid,time 2>/dev/null |
+		awk -f test/exited.awk >"$T/ns.txt"
 	awk '/FINISHED_ROUND/ { d++; next } $1 ~ /^:[0-9]+$/ && !((d + 1, $2) in s) { s[d + 1, $2]; c[d + 1]++ }
 		END { for (i = 1; i <= d; i++) print i, c[i] + 0 }' "$T/ns.txt" >"$T/ns.perf"
 	sed -n 's/.*dump \([0-9]*\) .*, \([0-9]*\) tasks unnamed.*/\1 \2/p' "$T/ns.err" >"$T/ns.line"
@@ -129,7 +132,7 @@ if start_tracer "$T/lv" -o "$T/lv.data" 'buf=4m'; then
 	# every task that switched out has a name: kernel threads too, whose
 	# /proc name can be longer than the kernel's 15 bytes (a kworker's
 	# workqueue, a 6.x kthread's full name)
-	s=$(perf script -i "$T/lv.data" -F comm,tid,event,trace 2>/dev/null | awk '/sched_switch:/ && $1 ~ /^:[0-9]+$/ {
+	s=$(perf script -i "$T/lv.data" -F comm,tid,event,trace --show-task-events 2>/dev/null | awk -f test/exited.awk | awk '/sched_switch:/ && $1 ~ /^:[0-9]+$/ {
 		p = $0; sub(/.*prev_pid=/, "", p); sub(/ .*/, "", p); if (p == $2) { c = $0; sub(/.*prev_comm=/, "", c); sub(/ prev_pid=.*/, "", c); print $2 "=" c } }' | sort -u | tr '\n' ' ')
 	testing "every task that switched out has a name (kernel threads too)" "" "$s"
 fi
@@ -150,7 +153,7 @@ rm -f "$T/ex.data"
 if start_tracer "$T/ex" -o "$T/ex.data" 'sched:sched_process_exec sched:sched_switch buf=1m'; then
 	"$T/${E}_1" "$T/ex.sh" 1 "$T/$E" & EP=$!; wait $EP
 	stop_tracer >/dev/null
-	s=$(perf script -i "$T/ex.data" -F comm,pid,event,trace 2>/dev/null | awk -v p=$EP '$2 == p {
+	s=$(perf script -i "$T/ex.data" -F comm,pid,event,trace --show-task-events 2>/dev/null | awk -f test/exited.awk | awk -v p=$EP '$2 == p {
 		if ($1 ~ /^:/) u++
 		if (/sched_process_exec/) { f = $0; sub(/.*filename=/, "", f); sub(/ .*/, "", f); sub(/.*\//, "", f); n++; ok += f == $1 } }
 		END { print n + 0, "execs,", ok + 0, "named so,", u + 0, "records :PID" }')
