@@ -1,7 +1,7 @@
 #!/bin/bash
 # test/dist.sh [--test] - make dist: a static tracer (defconfig) for every
 # arch the QEMU guests test, in dist/ (DIST=DIR elsewhere), named for what
-# a board owner knows (uname -m, byte order, float: README "Building"),
+# a board owner knows (uname -m, byte order, float: README and doc/building.md),
 # with dist/SHA256SUMS. Installs the toolchains it lacks
 # (test/setup-cross.sh). Each binary is built in a copy of the sources
 # (Makefile Kconfig *.c *.h lib/) with make defconfig, so the tree's .config,
