@@ -304,9 +304,11 @@ readers_up() {
 # After readers_up (RBIND, RMNT).
 PP= PPV=
 pp_up() {
+	local p d
 	PP= PPV=
 	if command -v hotspot-perfparser >/dev/null; then PP=hotspot-perfparser PPV=host
-	elif [ -x "$RCACHE/bookworm$(readlink "$RCACHE/bookworm/usr/local/bin/hotspot-perfparser")" ]; then	# (its path there)
+	elif p=$(readlink "$RCACHE/bookworm/usr/local/bin/hotspot-perfparser") && [ -n "$p" ] &&
+	     [ -x "$RCACHE/bookworm$p" ]; then	# (its path there; none: the chroot of perf 6.1 alone)
 		for d in /proc /sys "$RBIND"; do mkdir -p "$RCACHE/bookworm$d"; done
 		PP=rpp PPV=bookworm
 	fi

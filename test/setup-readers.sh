@@ -71,9 +71,10 @@ pp_in() {
 # perfparser: the host's hotspot; where the host's Debian has none
 # (trixie), bookworm's, in the chroot of perf 6.1 (test/lib.sh's rpp)
 perfparser() {
-	local e1 e2
+	local e1 e2 p
 	command -v hotspot-perfparser >/dev/null && return 0
-	[ -x "$CACHE/bookworm$(readlink "$CACHE/bookworm/usr/local/bin/hotspot-perfparser")" ] && return 0	# (its path there)
+	p=$(readlink "$CACHE/bookworm/usr/local/bin/hotspot-perfparser")	# (its path there; none: the
+	[ -n "$p" ] && [ -x "$CACHE/bookworm$p" ] && return 0		# chroot of perf 6.1 alone)
 	e1=$(pp_in) && return 0
 	e2=$(chroot_perf bookworm && pp_in chroot "$CACHE/bookworm") && return 0
 	echo "perfparser: here: $e1; in $CACHE/bookworm: $e2"

@@ -84,7 +84,11 @@ fi
 X=nx$$x$RANDOM; X=${X:0:15}; cp "$T/work" "$T/$X"
 # children "pid parent" from timehist -s; bars "pid x end" from the svg
 lives() {
-	perf sched timehist -s -i "$1" 2>/dev/null | sed -n "s/^ *$X\[\([0-9]*\)\] *\(-*[0-9]*\) .*/\1 \2/p" | sort -u >"$1.par"
+	# (perf 6.8 and later forget an exited task's name by the summary,
+	# in perf record's files too: :PID[PID], kept when it is the
+	# parent or its child)
+	perf sched timehist -s -i "$1" 2>/dev/null | sed -n "s/^ *\($X\|:[0-9]*\)\[\([0-9]*\)\] *\(-*[0-9]*\) .*/\2 \3 \1/p" |
+		awk -v p="${XP:-0}" -v x="$X" '$3 == x || $1 == p || $2 == p { print $1, $2 }' | sort -u >"$1.par"
 	(cd "$(dirname "$1")" && perf timechart -i "$1" -o "$1.svg" >/dev/null 2>&1)
 	awk -v x="$X" '/class="process"/ { split($0, a, "\""); px = a[2]; pw = a[4] }
 		index($0, ">" x ":") { sub(".*>" x ":", ""); sub(" .*", ""); print $0, px, px + pw }' "$1.svg" | sort -n >"$1.bars"
