@@ -955,10 +955,11 @@ if [ -z "${ONLY##*d*}" ]; then
 		n=$(awk -v p="$p" "$x" "$R/d/d2.data.script" | wc -l)
 		c=$(awk -v p="$p" "$x"' && $1 != "wk_hot" && $1 != ":" p' "$R/d/d2.data.script" | wc -l)
 		k=$(awk -v p="$p" "$x"' && $1 == "wk_hot" && /work_hot_loop/' "$R/d/d2.data.script" | wc -l)
-		e=$(awk -v p="$p" "$x"' && $1 == ":" p' "$R/d/d2.data.script" | wc -l)
-		[ "$e" = 0 ] && e= || e=" ($e after its exit, named :$p by this perf)"
+		# (ex, not e: e is the guest's stderr, judged below)
+		ex=$(awk -v p="$p" "$x"' && $1 == ":" p' "$R/d/d2.data.script" | wc -l)
+		[ "$ex" = 0 ] && ex= || ex=" ($ex after its exit, named :$p by this perf)"
 		[ -n "$p" ] && [ "$n" -gt 0 ] && [ "$c" = 0 ] && [ "$k" -gt 0 ] &&
-			pass "d2: exited after 300 short processes: wk_hot $p's $n cpu-clock samples after its exec have comm wk_hot$e, $k in work_hot_loop" ||
+			pass "d2: exited after 300 short processes: wk_hot $p's $n cpu-clock samples after its exec have comm wk_hot$ex, $k in work_hot_loop" ||
 			fail "d2: exited after 300 short processes: wk_hot ${p:-?}'s cpu-clock samples, comm wk_hot, work_hot_loop" "$n samples, $c with another comm, $k in work_hot_loop: $(awk -v p="$p" '$2 == p"/"p && /cpu-clock:/' "$R/d/d2.data.script" | head -3)"
 		# the build-id of the exited wk_hot's binary, which tracer reads
 		# from the file (statx, 4.11): in its map record, or (before
