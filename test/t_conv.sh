@@ -23,7 +23,7 @@ else
 	# cvjudge NAME FILE PID: what each tool makes of FILE, for the
 	# workload $cw (PID); prints "ok WHAT" or "no WHAT: why" per tool
 	cvjudge() {
-		local f=$2 p=$3 n s j
+		local f=$2 p=$3 n s j t
 		rm -f "$f".svg "$f".inj "$f".json
 		n=$(perf sched timehist -i "$f" 2>/dev/null | awk -v t="$cw[$p]" '$3 == t && $4 + 0 >= 29 && $4 + 0 < 1000' | wc -l)
 		[ "$n" -ge 1 ] && echo "ok sched timehist (a wait of 30 ms)" || echo "no sched timehist: $(perf sched timehist -i "$f" 2>&1 | grep -m1 -v '^ *[0-9]')"
@@ -39,11 +39,17 @@ else
 		s=$(perf script -i "$f" 2>/dev/null | md5sum)
 		perf inject -i "$f" -o "$f.inj" >/dev/null 2>&1 && [ "$(perf script -i "$f.inj" 2>/dev/null | md5sum)" = "$s" ] &&
 			echo "ok inject" || echo "no inject: $(perf inject -i "$f" -o "$f.inj" 2>&1 | head -1)"
-		# (perf 6.8 and later: a task's samples after its exit :TID in
-		# perf script, its comm in the json)
-		n=$(perf script -i "$f" -F comm,tid 2>/dev/null | awk -v c=$cw '$1 == c { t[$2]; n++ } $1 == ":" $2 && ($2 in t) { n++ } END { print n + 0 }')
-		(perf data convert --to-json "$f.json" -i "$f"; :) >/dev/null 2>&1; j=$(grep -c "\"comm\": \"$cw\"" "$f.json" 2>/dev/null)
-		[ "$n" -gt 10 ] && [ "$j" = "$n" ] && echo "ok --to-json ($n samples of $cw)" || echo "no --to-json: $j of $n"
+		# the samples of the workload's tids, counted by tid: perf 6.8
+		# and later name a task's samples after its exit :TID in perf
+		# script, and 6.12's json puts a tracepoint's comm field over a
+		# sample's comm (sched_waking's is the wakee's)
+		t=$(perf script -i "$f" -F comm,tid 2>/dev/null | awk -v c=$cw '$1 == c { print $2 }' | sort -u | tr '\n' ' ')
+		n=$(perf script -i "$f" -F tid 2>/dev/null | awk -v t=" $t" 'index(t, " " $1 " ")' | wc -l)
+		(perf data convert --to-json "$f.json" -i "$f"; :) >/dev/null 2>&1
+		j=$(python3 -c 'import json, sys
+t = set(sys.argv[2].split())
+print(sum(1 for x in json.load(open(sys.argv[1]))["samples"] if str(x.get("tid")) in t))' "$f.json" "$t" 2>/dev/null)
+		[ "$n" -gt 10 ] && [ "$j" = "$n" ] && echo "ok --to-json ($n samples of $cw's tids)" || echo "no --to-json: $j of $n"
 		n=$(perf script -i "$f" 2>/dev/null | wc -l)
 		perf report --stats -i "$f" 2>/dev/null | grep -m1 "SAMPLE events:" | grep -q " $n " && [ "$n" -gt 100 ] &&
 			echo "ok report --stats ($n samples)" || echo "no report --stats: $n in perf script"
