@@ -104,6 +104,11 @@ sleep 1
 "$T/$X" forkspin 100 sleep 400 forkspin 100 sleep 400 forkspin 100 wait sleep 200 & XP=$!; wait $XP
 sleep 0.3; kill -INT $C; wait $C
 lives "$T/nxc.data"
+# parents FILE PARENT: what timehist -s says of the parent and its children
+parents() {
+	awk -v p=$2 '$1 == p { print "parent" ($2 == me ? " ok" : " " $2); next } { print ($2 == p ? "child ok" : "child of " $2) }' me=$$ "$1.par" | sort | uniq -c | tr -s ' \n' '  '
+}
+sc=$(parents "$T/nxc.data" $XP)
 if ! ordered "$T/nxc.data" $XP; then
 	skip "exits: timechart of a perf record control" "its bars do not show the criterion: $(tr '\n' ' ' <"$T/nxc.data.bars")"
 elif start_tracer "$T/nx" -o "$T/nx.data" 'buf=4m'; then
@@ -113,8 +118,12 @@ elif start_tracer "$T/nx" -o "$T/nx.data" 'buf=4m'; then
 	lives "$T/nx.data"
 	ordered "$T/nx.data" $XP && pass "exits: perf timechart ends each child where it exited" ||
 		fail "exits: perf timechart ends each child where it exited" "pid start end: $(tr '\n' ' ' <"$T/nx.data.bars")"
-	s=$(awk -v p=$XP '$1 == p { print "parent" ($2 == me ? " ok" : " " $2); next } { print ($2 == p ? "child ok" : "child of " $2) }' me=$$ "$T/nx.data.par" | sort | uniq -c | tr -s ' \n' '  ')
-	testing "exits: perf sched timehist -s names the parent of each child and of the parent" " 3 child ok 1 parent ok " "$s"
+	s=$(parents "$T/nx.data" $XP)
+	if [ "$sc" != " 3 child ok 1 parent ok " ]; then	# (perf 6.12: ' 1 parent -1 ')
+		skip "exits: perf sched timehist -s names the parents" "this perf's limit: on perf record's own file it says '$sc' (ours: '$s')"
+	else
+		testing "exits: perf sched timehist -s names the parent of each child and of the parent" " 3 child ok 1 parent ok " "$s"
+	fi
 fi
 
 # --- 3. a process alive at the dump has its parent ---
