@@ -147,7 +147,7 @@ bash -c "sleep 0.5; for i in \$(seq 300000); do :; done; exec $T/$E spin 300" & 
 sleep 0.2
 if start_tracer "$T/px" -o "$T/px.data" 'sched:sched_switch cpu-clock@499'; then
 	wait $B; stop_tracer >/dev/null
-	s=$(perf script -i "$T/px.data" -F comm,pid 2>/dev/null | awk -v b=$B '$2 == b { print $1 }' | uniq | tr '\n' ' ')
+	s=$(perf script -i "$T/px.data" -F comm,pid --show-task-events 2>/dev/null | awk -f test/exited.awk | awk -v b=$B '$2 == b { print $1 }' | uniq | tr '\n' ' ')
 	testing "an older process that execs: its old name before, the new one after" "bash $E " "$s"
 fi
 
@@ -161,7 +161,7 @@ nl=$(ldd "$T/$M" 2>/dev/null | grep -c '=> /')
 rm -f "$T/mm.data"*
 if [ "$nl" -lt 25 ]; then
 	skip "a program of many libraries keeps its name" "perf here maps only $nl libraries: not enough to fill a slot"
-elif start_tracer "$T/mm" -o "$T/mm.data" 'sched:sched_switch sched:sched_process_exec sched:sched_process_exit'; then
+elif start_tracer "$T/mm" -o "$T/mm.data" 'sched:sched_switch sched:sched_process_exec sched:sched_process_exit buf=4m'; then	# (a busy machine's switches)
 	"$T/$M" version >/dev/null
 	sleep 0.3
 	stop_tracer >/dev/null
