@@ -131,10 +131,11 @@ void seen_begin(int mode)
 /* Whether tid is named; set: it is now. */
 int name_bit(u32 tid, int set)
 {
-	u8 *b = named + tid / 8, m = 1 << tid % 8, was;
+	u8 *b, m = 1 << tid % 8, was;
 
 	if (!named || tid >= nbits)
 		return 1;
+	b = named + tid / 8;
 	was = *b & m;
 	*b |= set ? m : 0;
 	return was;
