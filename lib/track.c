@@ -789,12 +789,12 @@ void track_sample(const struct rec_hdr *h)
 {
 	u32 f[4];
 
-	if (!slots || h->size < 40)
+	if (!slots || h->size < 24)	/* a COMM's pid, tid, comm; a FORK's ids */
 		return;
 	memcpy(f, h + 1, 16);
 	if (h->type == REC_COMM || (h->type == REC_FORK && name_bit(f[3], 0)))
 		name_bit(f[h->type == REC_FORK ? 2 : 1], 1);
-	if (h->type != REC_SAMPLE)
+	if (h->type != REC_SAMPLE || h->size < 40)
 		return;
 	/* IDENTIFIER IP PID TID TIME: every sample has them */
 	memcpy(f, (const u8 *)h + 28, 12);
