@@ -124,7 +124,7 @@ sys.stdout.buffer.write(b[:o])' "$1"
 		n=$(wc -l <"$T/cv$m.pc")
 		[ "$n" -gt 1000 ] && cmp -s "$T/cv$m.ps" "$T/cv$m.pc" &&
 			pass "convert $m: perf script of dump 1's file, all $n lines, equals the stream's" ||
-			fail "convert $m: perf script of dump 1's file equals the stream's" "$n lines: $(diff "$T/cv$m.ps" "$T/cv$m.pc" | head -3 | tr '\n' ' ')"
+			{ fail "convert $m: perf script of dump 1's file equals the stream's" "$n lines: $(diff "$T/cv$m.ps" "$T/cv$m.pc" | head -3 | tr '\n' ' ')"; keep "$T/cv$m".*; }
 		if [ $m != framed ]; then
 			# the symbol of the workloads' own samples: another job's
 			# process that exec'd between the dumps has its samples of
