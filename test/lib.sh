@@ -158,13 +158,19 @@ run_work() {
 	WORKS="$WORKS $WPID"
 }
 
+# copy_src DIR: the sources a build takes (Makefile, Kconfig, the top's
+# .c and .h, lib/), without the generated lib/config.h
+copy_src() {
+	mkdir -p "$1" && cp -r Makefile Kconfig *.c *.h lib "$1/" && rm -f "$1/lib/config.h"
+}
+
 # hooked: $HOOKED, a binary of defconfig with Kconfig TESTHOOKS on (its
 # test-only switches), built once per run
 HOOKED=
 hooked() {
 	HOOKED=$T/kc-hooks/tracer
 	[ -x "$HOOKED" ] && return
-	rm -rf "$T/kc-hooks"; mkdir "$T/kc-hooks"; cp -r Makefile Kconfig *.c *.h lib "$T/kc-hooks/"; rm -f "$T/kc-hooks/lib/config.h"
+	rm -rf "$T/kc-hooks"; copy_src "$T/kc-hooks"
 	make -s -C "$T/kc-hooks" defconfig >/dev/null 2>&1
 	sed -i 's/^# CONFIG_TESTHOOKS is not set/CONFIG_TESTHOOKS=y/' "$T/kc-hooks/.config"
 	make -s -C "$T/kc-hooks" tracer >"$T/kc-hooks.log" 2>&1

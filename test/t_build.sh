@@ -57,7 +57,7 @@ probe() {
 }
 for cfg in defconfig allnoconfig allyesconfig $(for s in $syms; do echo "no-$s"; done); do
 	k="$T/kc-$cfg"; rm -rf "$k"; mkdir "$k"
-	cp -r Makefile Kconfig *.c *.h lib "$k/" 2>/dev/null; rm -f "$k/lib/config.h"
+	copy_src "$k" 2>/dev/null
 	case $cfg in
 	no-*) make -s -C "$k" defconfig >/dev/null 2>&1
 	      sed -i "s/^CONFIG_${cfg#no-}=y/# CONFIG_${cfg#no-} is not set/" "$k/.config" ;;
@@ -143,7 +143,7 @@ else
 fi
 
 if command -v aarch64-linux-musl-gcc >/dev/null; then
-	rm -rf "$T/x"; mkdir "$T/x"; cp -r Makefile Kconfig *.c *.h lib "$T/x/"; rm -f "$T/x/lib/config.h"
+	rm -rf "$T/x"; copy_src "$T/x"
 	# after a native build: CROSS_COMPILE alone must rebuild
 	make -s -C "$T/x" >"$T/x.log" 2>&1
 	if make -s -C "$T/x" CROSS_COMPILE=aarch64-linux-musl- >"$T/x.log" 2>&1; then

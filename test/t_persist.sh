@@ -6,7 +6,7 @@
 # word, its exit status, and nothing left in tracefs.
 
 PK=$T/persist; rm -rf "$PK"; mkdir "$PK"
-cp -r Makefile Kconfig *.c *.h lib "$PK/"; rm -f "$PK/lib/config.h"
+copy_src "$PK"
 if ! { make -s -C "$PK" defconfig && sed -i 's/^# CONFIG_PERSIST is not set/CONFIG_PERSIST=y/' "$PK/.config" &&
 	make -s -C "$PK" tracer; } >"$PK.log" 2>&1; then
 	fail "a build with PERSIST" "$(tail -5 "$PK.log")"

@@ -99,16 +99,16 @@ int main(int argc, char **argv)
 		} else if (!strcmp(argv[i], "wait"))
 			while (wait(0) > 0)
 				;
-		else if (!strcmp(argv[i], "hold") && getenv("WORK_HELD")) {
+		else if (!strcmp(argv[i], "hold")) {
 			char p[4096];
 
-			snprintf(p, sizeof(p), "%s.%d", getenv("WORK_HELD"), (int)getpid());
-			close(open(p, O_WRONLY | O_CREAT, 0644));
+			if (getenv("WORK_HELD")) {
+				snprintf(p, sizeof(p), "%s.%d", getenv("WORK_HELD"), (int)getpid());
+				close(open(p, O_WRONLY | O_CREAT, 0644));
+			}
 			for (;;)
 				pause();
-		} else if (!strcmp(argv[i], "hold"))
-			for (;;)
-				pause();
+		}
 	}
 	return 0;
 }
