@@ -104,7 +104,7 @@ sys.stdout.buffer.write(b[:o])' "$1"
 			f=$T/cv$m.data; [ $d = 1 ] || f=$f.1
 			p=$p1; [ $d = 1 ] || p=$p2
 			cvjudge $m "$f" $p >"$T/cv$m.j$d"
-			grep -q '^no ' "$T/cv$m.j$d" && fail "convert $m dump $d: every tool reads it" "$(grep '^no ' "$T/cv$m.j$d" | tr '\n' ';')" ||
+			grep -q '^no ' "$T/cv$m.j$d" && { fail "convert $m dump $d: every tool reads it" "$(grep '^no ' "$T/cv$m.j$d" | tr '\n' ';')"; keep "$f" "$T/cv$m.out"; } ||
 				pass "convert $m dump $d: $(sed 's/^ok //' "$T/cv$m.j$d" | tr '\n' ';' | sed 's/;/; /g')"
 		done
 		# the stream itself: the same checks fail (perf 6.1 reads no
@@ -135,7 +135,7 @@ sys.stdout.buffer.write(b[:o])' "$1"
 			perf script -i "$T/cv$m.out" -F $F 2>/dev/null | own | sort >"$T/cv$m.pa"
 			{ perf script -i "$T/cv$m.data" -F $F; perf script -i "$T/cv$m.data.1" -F $F; } 2>/dev/null | own | sort >"$T/cv$m.pb"
 			cmp -s "$T/cv$m.pa" "$T/cv$m.pb" && pass "convert $m: perf script of both files, $(wc -l <"$T/cv$m.pb") lines, equals the whole stream's (but the comm)" ||
-				fail "convert $m: perf script of both files equals the whole stream's" "$(diff "$T/cv$m.pa" "$T/cv$m.pb" | head -3 | tr '\n' ' ')"
+				{ fail "convert $m: perf script of both files equals the whole stream's" "$(diff "$T/cv$m.pa" "$T/cv$m.pb" | head -3 | tr '\n' ' ')"; keep "$T/cv$m".*; }
 		fi
 	done
 
