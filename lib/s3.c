@@ -1,0 +1,179 @@
+/* s3.c - AWS Signature Version 4 (the Authorization header of an S3
+ * request): the canonical request is hashed as it is made, never held,
+ * so a path or header of any length needs no buffer; what the header
+ * repeats (the scope, the signed header names) is read back from the
+ * output. */
+#include <stdarg.h>
+#include <string.h>
+#include "lib.h"
+#include "sha.h"
+#include "s3.h"
+
+/* l bytes of s at p, short of e with room left for a NUL; 0 when they
+ * don't fit, and 0 stays 0. */
+static char *s3_put(char *p, char *e, const char *s, size_t l)
+{
+	if (!p || (size_t)(e - p) <= l)
+		return 0;
+	memcpy(p, s, l);
+	return p + l;
+}
+
+/* The strings up to a null pointer, as s3_put. */
+static char *s3_cat(char *p, char *e, ...)
+{
+	va_list ap;
+	const char *s;
+
+	va_start(ap, e);
+	while ((s = va_arg(ap, const char *)))
+		p = s3_put(p, e, s, strlen(s));
+	va_end(ap);
+	return p;
+}
+
+static void s3_hash(struct sha256 *s, const char *str)
+{
+	sha256_add(s, str, strlen(str));
+}
+
+/* Header names that end at ':' or NUL, in byte order. */
+static int s3_namecmp(const char *a, const char *b)
+{
+	while (*a == *b && *a && *a != ':')
+		a++, b++;
+	return (*a == ':' ? 0 : (u8)*a) - (*b == ':' ? 0 : (u8)*b);
+}
+
+/* HMAC chain from "AWS4" SECRET over the date, region, service and
+ * "aws4_request". A key longer than HMAC's block is its hash (RFC 2104),
+ * so a secret of any length needs no bigger buffer. */
+void s3_key(const struct s3req *r, u8 key[32])
+{
+	const char *m[4] = { r->amzdate, r->region, r->service, "aws4_request" };
+	size_t n = strlen(r->secret);
+	u8 k[64];
+	int i;
+
+	if (n > 60) {
+		struct sha256 s;
+
+		sha256_init(&s);
+		sha256_add(&s, "AWS4", 4);
+		sha256_add(&s, r->secret, n);
+		sha256_end(&s, k);
+		n = 32;
+	} else {
+		memcpy(k, "AWS4", 4);
+		memcpy(k + 4, r->secret, n);
+		n += 4;
+	}
+	for (i = 0; i < 4; i++, n = 32)
+		hmac256(k, n, m[i], i ? strlen(m[i]) : 8, k);
+	memcpy(key, k, 32);
+}
+
+size_t s3_auth(const struct s3req *r, char *o, size_t n)
+{
+	static const char *const fixed[3] = { "host", "x-amz-content-sha256", "x-amz-date" };
+	static const char *const none;
+	const char *val[3] = { r->host, r->payload, r->amzdate };
+	const char *cr[3] = { r->method, r->path, r->query };
+	const char *const *h = r->hdrs ? r->hdrs : &none;
+	const char *nm, *v;
+	char sts[256], date[9], *p, *e = o + n, *scope, *names, *q;
+	struct sha256 s;
+	size_t nl, sl;
+	u8 d[32];
+	int i = 0;
+
+	if (strlen(r->amzdate) < 8)
+		return 0;
+	memcpy(date, r->amzdate, 8);
+	date[8] = 0;
+	p = s3_cat(o, e, "AWS4-HMAC-SHA256 Credential=", r->access, "/", (char *)0);
+	if (!p)
+		return 0;
+	scope = p;
+	p = s3_cat(p, e, date, "/", r->region, "/", r->service, "/aws4_request", (char *)0);
+	if (!p)
+		return 0;
+	sl = p - scope;
+	names = p = s3_cat(p, e, ", SignedHeaders=", (char *)0);
+
+	/* the canonical request: METHOD PATH QUERY, the headers as
+	 * name:value, the signed names, the payload's hash */
+	sha256_init(&s);
+	for (; i < 3; i++) {
+		s3_hash(&s, cr[i]);
+		sha256_add(&s, "\n", 1);
+	}
+	for (i = 0;;) {
+		if (i == 1 && r->no_content_sha)
+			i++;
+		if (i < 3 && (!*h || s3_namecmp(fixed[i], *h) < 0))
+			nm = fixed[i], v = val[i++];
+		else if (*h)
+			nm = *h++, v = 0;
+		else
+			break;
+		nl = strcspn(nm, ":");
+		if (!v)
+			v = nm + nl + !!nm[nl];
+		sha256_add(&s, nm, nl);
+		sha256_add(&s, ":", 1);
+		s3_hash(&s, v);
+		sha256_add(&s, "\n", 1);
+		if (p != names)
+			p = s3_put(p, e, ";", 1);
+		p = s3_put(p, e, nm, nl);
+	}
+	if (!p)
+		return 0;
+	sha256_add(&s, "\n", 1);
+	sha256_add(&s, names, p - names);
+	sha256_add(&s, "\n", 1);
+	s3_hash(&s, r->payload);
+	sha256_end(&s, d);
+
+	/* the string to sign: the algorithm, the time, the scope, the
+	 * canonical request's hash */
+	q = s3_cat(sts, sts + sizeof(sts), "AWS4-HMAC-SHA256\n", r->amzdate, "\n", (char *)0);
+	q = s3_put(q, sts + sizeof(sts), scope, sl);
+	q = s3_put(q, sts + sizeof(sts), "\n", 1);
+	if (!q || sts + sizeof(sts) - q < 65)
+		return 0;
+	hexstr(q, d, 32);
+	s3_key(r, d);
+	hmac256(d, 32, sts, q + 64 - sts, d);
+
+	p = s3_cat(p, e, ", Signature=", (char *)0);
+	if (!p || e - p < 65)
+		return 0;
+	hexstr(p, d, 32);
+	return p + 64 - o;
+}
+
+/* RFC 3986's unreserved bytes and '/' as they are, the rest %XX. */
+size_t s3_uri(char *o, size_t n, const char *key)
+{
+	size_t i = 0, k;
+	u8 c;
+
+	for (; (c = *key); key++) {
+		k = (u8)((c | 32) - 'a') < 26 || (u8)(c - '0') < 10 || strchr("-._~/", c) ? 1 : 3;
+		if (n - i <= k)
+			return 0;
+		if (k == 1) {
+			o[i++] = c;
+		} else {
+			o[i++] = '%';
+			o[i++] = "0123456789ABCDEF"[c >> 4];
+			o[i++] = "0123456789ABCDEF"[c & 15];
+		}
+	}
+	if (i >= n)
+		return 0;
+	o[i] = 0;
+	return i;
+}
