@@ -32,9 +32,11 @@ static char *s3_cat(char *p, char *e, ...)
 	return p;
 }
 
-static void s3_hash(struct sha256 *s, const char *str)
+/* n bytes of p and then c into the canonical request's hash */
+static void s3_hash(struct sha256 *s, const char *p, size_t n, char c)
 {
-	sha256_add(s, str, strlen(str));
+	sha256_add(s, p, n);
+	sha256_add(s, &c, 1);
 }
 
 /* Header names that end at ':' or NUL, in byte order. */
@@ -46,31 +48,27 @@ static int s3_namecmp(const char *a, const char *b)
 }
 
 /* HMAC chain from "AWS4" SECRET over the date, region, service and
- * "aws4_request". A key longer than HMAC's block is its hash (RFC 2104),
- * so a secret of any length needs no bigger buffer. */
+ * "aws4_request". That first key is as s's buffer collects it, or, once
+ * it is longer than HMAC's block, its hash: the same key to HMAC (RFC
+ * 2104), so a secret of any length needs no buffer of its own. */
 void s3_key(const struct s3req *r, u8 key[32])
 {
 	const char *m[4] = { r->amzdate, r->region, r->service, "aws4_request" };
-	size_t n = strlen(r->secret);
-	u8 k[64];
+	struct sha256 s;
+	size_t n;
 	int i;
 
-	if (n > 60) {
-		struct sha256 s;
-
-		sha256_init(&s);
-		sha256_add(&s, "AWS4", 4);
-		sha256_add(&s, r->secret, n);
-		sha256_end(&s, k);
+	sha256_init(&s);
+	sha256_add(&s, "AWS4", 4);
+	sha256_add(&s, r->secret, strlen(r->secret));
+	n = s.n;
+	if (n > 64) {
+		sha256_end(&s, s.b);
 		n = 32;
-	} else {
-		memcpy(k, "AWS4", 4);
-		memcpy(k + 4, r->secret, n);
-		n += 4;
 	}
 	for (i = 0; i < 4; i++, n = 32)
-		hmac256(k, n, m[i], i ? strlen(m[i]) : 8, k);
-	memcpy(key, k, 32);
+		hmac256(s.b, n, m[i], i ? strlen(m[i]) : 8, s.b);
+	memcpy(key, s.b, 32);
 }
 
 size_t s3_auth(const struct s3req *r, char *o, size_t n)
@@ -104,10 +102,8 @@ size_t s3_auth(const struct s3req *r, char *o, size_t n)
 	/* the canonical request: METHOD PATH QUERY, the headers as
 	 * name:value, the signed names, the payload's hash */
 	sha256_init(&s);
-	for (; i < 3; i++) {
-		s3_hash(&s, cr[i]);
-		sha256_add(&s, "\n", 1);
-	}
+	for (; i < 3; i++)
+		s3_hash(&s, cr[i], strlen(cr[i]), '\n');
 	for (i = 0;;) {
 		if (i == 1 && r->no_content_sha)
 			i++;
@@ -120,20 +116,17 @@ size_t s3_auth(const struct s3req *r, char *o, size_t n)
 		nl = strcspn(nm, ":");
 		if (!v)
 			v = nm + nl + !!nm[nl];
-		sha256_add(&s, nm, nl);
-		sha256_add(&s, ":", 1);
-		s3_hash(&s, v);
-		sha256_add(&s, "\n", 1);
+		s3_hash(&s, nm, nl, ':');
+		s3_hash(&s, v, strlen(v), '\n');
 		if (p != names)
 			p = s3_put(p, e, ";", 1);
 		p = s3_put(p, e, nm, nl);
 	}
 	if (!p)
 		return 0;
-	sha256_add(&s, "\n", 1);
-	sha256_add(&s, names, p - names);
-	sha256_add(&s, "\n", 1);
-	s3_hash(&s, r->payload);
+	s3_hash(&s, names, 0, '\n');
+	s3_hash(&s, names, p - names, '\n');
+	sha256_add(&s, r->payload, strlen(r->payload));
 	sha256_end(&s, d);
 
 	/* the string to sign: the algorithm, the time, the scope, the

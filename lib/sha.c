@@ -128,10 +128,7 @@ void hmac256(const void *key, size_t kn, const void *msg, size_t mn, u8 out[32])
 			k[i] ^= pass ? 0x36 ^ 0x5c : 0x36;
 		sha256_init(&s);
 		sha256_add(&s, k, 64);
-		if (pass)
-			sha256_add(&s, h, 32);
-		else
-			sha256_add(&s, msg, mn);
+		sha256_add(&s, pass ? h : msg, pass ? 32 : mn);
 		sha256_end(&s, h);
 	}
 	memcpy(out, h, 32);

@@ -220,13 +220,13 @@ static void test_s3(void)
 
 /* Made-up data of every length from 0 to 300 and a few more, fed in
  * pieces of length % 13 + 1 bytes: "LEN SHA256 HMAC" with the first
- * LEN % 150 bytes as the key. */
+ * LEN % 150 bytes as the key; then "key LEN SIGNING-KEY". */
 static void lens(void)
 {
 	static const size_t more[] = { 511, 512, 513, 1000, 4095, 4096, 65537 };
 	static u8 p[65537];
 	struct sha256 s;
-	char h[65], g[65];
+	char h[65], g[101];
 	size_t n, i, k;
 	u8 d[32];
 
@@ -244,6 +244,17 @@ static void lens(void)
 		hexstr(h, d, 32);
 		hmac256(p, l % 150, p, l, d);
 		printf("%zu %s %s\n", l, h, hexstr(g, d, 32));
+	}
+	/* the signing key of secrets of 0 to 100 letters: past 60, "AWS4"
+	 * SECRET is longer than HMAC's block */
+	for (n = 0; n <= 100; n++) {
+		struct s3req r = { .amzdate = "20261127T120401Z", .region = "us-east-1", .service = "s3", .secret = g };
+
+		for (i = 0; i < n; i++)
+			g[i] = 'A' + i % 26;
+		g[n] = 0;
+		s3_key(&r, d);
+		printf("key %zu %s\n", n, hexstr(h, d, 32));
 	}
 }
 

@@ -35,11 +35,11 @@ sha_run() {
 			fail "sha $name: shatest exits 0 after the same vectors as on the host" "exit $(cat "$out.rc"), $n ok"
 	fi
 	if [ ! -s "$T/sha.lens.py" ]; then
-		skip "sha $name: digests of 308 lengths as python3's hashlib and hmac" "python3 did not run: $(head -c 200 "$T/sha.py.err")"
+		skip "sha $name: digests and signing keys as python3's hashlib and hmac" "python3 did not run: $(head -c 200 "$T/sha.py.err")"
 	elif cmp -s "$out.lens" "$T/sha.lens.py"; then
-		pass "sha $name: digests of $(wc -l <"$T/sha.lens.py") lengths (0 to 65537 bytes, in pieces) as python3's hashlib and hmac"
+		pass "sha $name: digests of 308 lengths (0 to 65537 bytes, in pieces) and signing keys of 101 secrets (0 to 100 bytes) as python3's hashlib and hmac"
 	else
-		fail "sha $name: digests of many lengths as python3's hashlib and hmac" "$(diff "$out.lens" "$T/sha.lens.py" | head -3)"
+		fail "sha $name: digests and signing keys as python3's hashlib and hmac" "$(diff "$out.lens" "$T/sha.lens.py" | head -3)"
 	fi
 }
 
@@ -49,6 +49,13 @@ import hashlib, hmac
 p = bytes((i * 31 + 7) & 255 for i in range(65537))
 for n in list(range(301)) + [511, 512, 513, 1000, 4095, 4096, 65537]:
     print(n, hashlib.sha256(p[:n]).hexdigest(), hmac.new(p[:n % 150], p[:n], hashlib.sha256).hexdigest())
+# SigV4's signing key (the HMAC chain of the AWS docs) of secrets of 0
+# to 100 letters
+for n in range(101):
+    k = b"AWS4" + bytes(65 + i % 26 for i in range(n))
+    for m in (b"20261127", b"us-east-1", b"s3", b"aws4_request"):
+        k = hmac.new(k, m, hashlib.sha256).digest()
+    print("key", n, k.hex())
 PY
 
 # sha_arch NAME CC FILE-PATTERN QEMU...: build with CC (-Oz, as the
