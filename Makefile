@@ -47,12 +47,14 @@ GPR := $(shell $(CC) -mgeneral-regs-only -Werror -c -x c /dev/null -o /dev/null 
 # the file, not at the next page (that padding was up to 4 KiB).
 LDFLAGS += -static -no-pie -Wl,--gc-sections $(if $(NOSTRIP),,-s) -Wl,-z,noseparate-code -Wl,-z,norelro -Wl,--build-id=none \
 	-Wl,-z,common-page-size=64
+# What push= says it is (x-amz-meta-tracer): the commit, or "unknown".
+VERSION ?= $(shell git describe --always --dirty 2>/dev/null || echo unknown)
 .DELETE_ON_ERROR:
 # The layers, bottom up: each file calls only the files before it, and
 # nothing calls up into tracer.c (test/t_build.sh checks the objects).
 # What the program shares lives in lib/, one file per concern, as in
 # toybox; the perf ring ABI and the program are at the top.
-LAYERS := lib/lib lib/zstd ring lib/frame lib/sink lib/pull lib/cfg lib/print lib/perfdata lib/convert \
+LAYERS := lib/lib lib/zstd lib/sha lib/s3 ring lib/frame lib/sink lib/pull lib/push lib/cfg lib/print lib/perfdata lib/convert \
 	lib/buildid lib/seen lib/track lib/lean lib/ftrace lib/boot lib/dump tracer
 SRCS := $(LAYERS:=.c)
 HDRS := $(filter-out tracer.h,$(LAYERS:=.h)) lib/config.h
@@ -61,7 +63,7 @@ HDRS := $(filter-out tracer.h,$(LAYERS:=.h)) lib/config.h
 # CROSS_COMPILE (or CFLAGS) rebuilds, where the sources alone would say
 # "up to date" and keep the other arch.
 .cc: FORCE
-	@echo '$(CC) $(CFLAGS) $(LDFLAGS)' | cmp -s - $@ || echo '$(CC) $(CFLAGS) $(LDFLAGS)' >$@
+	@echo '$(CC) $(CFLAGS) $(LDFLAGS) $(VERSION)' | cmp -s - $@ || echo '$(CC) $(CFLAGS) $(LDFLAGS) $(VERSION)' >$@
 
 # The old binary goes first: a failed build (another arch's, say) leaves
 # no tracer that looks like the new one.
@@ -69,7 +71,7 @@ tracer: $(SRCS) $(HDRS) .cc
 	@rm -f $@
 	@command -v $(CC) >/dev/null || { echo "tracer: no $(CC) (for CROSS_COMPILE=$(CROSS_COMPILE)):" \
 		"$(if $(SETUP.$(CC)),test/setup-cross.sh $(SETUP.$(CC)) installs it,give a musl toolchain's prefix or a Debian gnu triplet of test/setup-cross.sh)"; exit 1; }
-	$(CC) -I. -Ilib $(CFLAGS) -o $@ $(SRCS) $(LDFLAGS)
+	$(CC) -I. -Ilib $(CFLAGS) -DVERSION='"$(VERSION)"' -o $@ $(SRCS) $(LDFLAGS)
 	@$(if $(NOSTRIP),:,$(call sstrip,$@))
 	@echo "tracer: $$(wc -c < $@) bytes ($(or $(CROSS_COMPILE),native))"
 

@@ -28,6 +28,7 @@
 #include "convert.h"
 #include "sink.h"
 #include "pull.h"
+#include "push.h"
 #include "cfg.h"
 #include "perfdata.h"
 #include "track.h"
@@ -39,11 +40,15 @@
 
 static void trip_read(void);
 static u32 hit_pid[16];	/* per tripwire: who hit last */
+static int sigfd;
 
-/* Every way out: the tty as it was, no ftrace instance left behind. */
+/* Every way out: the tty as it was, no ftrace instance left behind,
+ * push's last try. */
 static void tidy(void)
 {
 	sink_restore();
+	if (CFG_PUSH)
+		push_end(sigfd);
 	if (CFG_FTRACE)
 		ft_end();
 }
@@ -65,6 +70,9 @@ static int dump_now(const char *why, int pull)
 		trip_read();
 	draining = 0;
 	r = dump(why, pull);
+	/* The same dump for the store: made now, sent from the loop. */
+	if (CFG_PUSH && cfg_push && pull < 0)
+		dump(why, DUMP_PUSH);
 	/* A pull gave way to a hit, whose wake-up its poll took: read now. */
 	if (CFG_TRIPWIRE && ntrip && pull >= 0)
 		trip_read();
@@ -212,12 +220,13 @@ static const unsigned char endsig[] = {
 	SIGVTALRM, SIGPROF, SIGXCPU, SIGIO, SIGPWR,
 };
 
-/* What the loop sleeps on: the signalfd, CPU hotplug, listen= and the
- * connections that wait (PULL_PEND), a tty sink's requests, the
+/* What the loop sleeps on: the signalfd, CPU hotplug, push's upload,
+ * listen= and the connections that wait (PULL_PEND), a tty sink's requests, the
  * tripwire rings (from P_TTY + 1 to *nt), the tracking rings (to the
  * count returned). Again after a CPU came back, whose rings have new
  * fds. */
-#define P_PULL 2
+#define P_PUSH 2
+#define P_PULL 3
 #define P_TTY (P_PULL + 1 + PULL_PEND)
 static int poll_fds(struct pollfd *p, int sfd, int hfd, int *nt)
 {
@@ -225,7 +234,7 @@ static int poll_fds(struct pollfd *p, int sfd, int hfd, int *nt)
 
 	p[0].fd = sfd;
 	p[1].fd = hfd;
-	for (i = P_PULL; i < P_TTY; i++)
+	for (i = P_PUSH; i < P_TTY; i++)
 		p[i].fd = -1;
 	p[P_TTY].fd = CFG_SERIAL && sink_tty ? sink_fd : -1;
 	for (i = 0; ntrip && i < nring; i++)
@@ -300,6 +309,8 @@ static int loop(int sfd)
 
 		if (CFG_LISTEN && cfg_listen)
 			pull_fds(p + P_PULL);
+		if (CFG_PUSH && cfg_push)
+			timeout = min_ms(timeout, push_fds(p + P_PUSH));
 		if (deadline)
 			timeout = min_ms(timeout, now >= deadline ? 0 : (deadline - now + 999) / 1000);
 		/* A request on the line: at most the pulls' rate; those that
@@ -359,6 +370,8 @@ static int loop(int sfd)
 				track_read();	/* all of them, in one batch */
 				break;
 			}
+		if (CFG_PUSH && cfg_push)
+			push_step(p + P_PUSH);
 		if (CFG_HOTPLUG && p[1].revents && dump_hotplug(hfd))
 			n = poll_fds(p, sfd, hfd, &nt);
 	}
@@ -583,6 +596,8 @@ static void record_setup(int argc, char **argv, const struct opts *o, int sfd)
 	sink_signals(sfd);
 	if (CFG_LISTEN && cfg_listen)
 		pull_listen(cfg_listen);
+	if (CFG_PUSH)
+		push_init();
 	dump_init();
 	if (CFG_ZSTD && cfg_zstd)
 		zstd_init();
@@ -627,7 +642,7 @@ int main(int argc, char **argv)
 	if (o.extract)
 		return frame_extract(o.sel, o.out, "", 0, 0, 0);
 
-	sfd = signals_block();
+	sigfd = sfd = signals_block();
 	if (CFG_PERSIST && o.boot)
 		o.config = boot_config(o.config, o.out);
 	record_setup(argc, argv, &o, sfd);

@@ -10,6 +10,7 @@
 #include "config.h"
 #include "sink.h"
 #include "pull.h"
+#include "push.h"
 #include "cfg.h"
 
 #define DEFAULT_HZ 99
@@ -448,6 +449,8 @@ static long num_in(const char *tok, const char *s, long lo, long hi, const char 
  * override (trip= repeats). */
 static const char unknown_key[] = "unknown key (buf= cpus= out= trip= after= holdoff= count= dumps= procs= "
 				  "frame= baud= listen= key= engine= persist=)";
+static const char unknown_push[] = "unknown key (buf= cpus= out= trip= after= holdoff= count= dumps= procs= "
+				   "frame= baud= listen= key= engine= persist= push= s3key= region= spool=)";
 #define KEYS (unknown_key + 13)
 static void key_once(const char *key)
 {
@@ -546,6 +549,8 @@ static int key_rec(char *tok, char *eq)
 /* Where the dumps go and how; any other key is unknown. */
 static void key_out(char *tok, char *eq)
 {
+	const char *why;
+
 	if (!strcmp(tok, "frame")) {
 		*eq = '=';
 		if (!CFG_FRAME)
@@ -572,8 +577,6 @@ static void key_out(char *tok, char *eq)
 		cfg_listen = eq + 1;
 		listen_at = tok;
 	} else if (!strcmp(tok, "key")) {
-		const char *why;
-
 		*eq = '=';
 		if (!CFG_LISTEN)
 			bad(tok, "pulled dumps are not built in (CONFIG_LISTEN)");
@@ -597,9 +600,13 @@ static void key_out(char *tok, char *eq)
 		if (!eq[1])
 			bad(tok, "out= needs a path");
 		cfg_out = eq + 1;
+	} else if (CFG_PUSH && push_key(tok, eq + 1, &why)) {
+		*eq = '=';
+		if (why)
+			bad(tok, why);
 	} else {
 		*eq = '=';
-		bad(tok, unknown_key);
+		bad(tok, CFG_PUSH ? unknown_push : unknown_key);
 	}
 }
 

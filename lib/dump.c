@@ -13,6 +13,7 @@
 #include <sys/syscall.h>
 #include "config.h"
 #include "sink.h"
+#include "push.h"
 #include "perfdata.h"
 #include "seen.h"
 #include "track.h"
@@ -592,6 +593,13 @@ static void copy_rings(struct dst *d)
 	}
 }
 
+/* The sink's dump, or push's after it: the last that the tripwire hits
+ * since the last dump go into. */
+static int last_pass(int pull)
+{
+	return pull == (CFG_PUSH && cfg_push ? DUMP_PUSH : -1);
+}
+
 /* The process table, read after the copies, so that it names every
  * task they hold (a task's COMM comes before its records), and the
  * tripwire hits (perf script shows what tripped): one run, sorted. */
@@ -607,7 +615,7 @@ static void side_run(struct dst *d, int pull)
 	side = CFG_TRACK ? track_copy(cp + d->tot) : 0;
 	memcpy(cp + d->tot + side, tbuf, tn);
 	side += tn;
-	if (pull < 0)
+	if (last_pass(pull))
 		tn = 0;		/* the sink's next dump has them otherwise */
 	rn[0].p = (const void *)ix;
 	rn[0].end = (const void *)(ix + (CFG_TRACK || CFG_TRIPWIRE ? side_sort(d->tot, side) : 0));
@@ -653,6 +661,8 @@ static int dump_sink(struct dst *d, const char *why, int pull)
 	if (CFG_LISTEN && pull >= 0) {
 		fd = pull;
 		fmt(d->name, sizeof(d->name), "the connection");	/* why names it */
+	} else if (CFG_PUSH && pull == DUMP_PUSH) {
+		fd = push_open(d->name, sizeof(d->name), why);
 	} else if (!sink_stream) {
 		if ((fd = open_dump_file(d->name)) < 0) {
 			msg(out_final ? "dump %d (%s): %s: the history is lost:" : "dump %d (%s): %s:", dumps, why, d->name);
@@ -675,15 +685,16 @@ static int dump_sink(struct dst *d, const char *why, int pull)
 static int dump_write(struct dst *d, int pull)
 {
 	struct run *rn = d->rn;
-	int fd = d->fd, err, binfile = CFG_PERF_FILE && !sink_stream && !cfg_frame && pull < 0;
+	int fd = d->fd, err, binfile = CFG_PERF_FILE &&
+		((!sink_stream && !cfg_frame && pull == -1) || (CFG_PUSH && pull == DUMP_PUSH));
 	size_t i, tot;
 
 	for (i = 1, tot = d->side; i <= (size_t)nring; i++)
 		tot += rn[i].end - rn[i].p;
 	if (CFG_FTRACE && ft_n)
 		tot += ft_est;	/* ftrace's, about */
-	out_begin(fd, tot + (64 << 10), dumps, (cfg_frame && pull < 0) | (pull >= 0) * OUT_YIELD,
-		  sink_stream || pull >= 0 ? 0 : d->name);
+	out_begin(fd, tot + (64 << 10), dumps, (cfg_frame && pull == -1) | (pull >= 0) * OUT_YIELD,
+		  sink_stream || pull != -1 ? 0 : d->name);
 	if (binfile)
 		pd_file_head();
 	else if (d->standalone || !stream_started)
@@ -700,7 +711,7 @@ static int dump_write(struct dst *d, int pull)
 		track_proc();
 	if (hit_comm[0] && strcmp(hit_comm, "?"))
 		pd_comm(hit_id[0], hit_id[1], hit_comm), name_bit(hit_id[1], 1);
-	if (pull < 0)
+	if (last_pass(pull))
 		hit_comm[0] = 0;
 	d->nrec = merge_out(rn, d->nrun);
 	if (CFG_FTRACE && !d->standalone && ft_n)
@@ -715,7 +726,7 @@ static int dump_write(struct dst *d, int pull)
 		if (pull < 0)
 			stream_started = !err;
 	}
-	if (!sink_stream && pull < 0) {
+	if (!sink_stream && pull == -1) {
 		close(fd);
 		if (err)
 			unlink(d->name);	/* ours (O_EXCL), and useless half written */
@@ -777,14 +788,15 @@ static int dump_report(struct dst *d, const char *why, int pull, int err)
 
 /* Returns 0, or -1 if the dump could not be written. pull: a connection
  * that asked for a dump (listen=), which gets a standalone stream and
- * gives way to a signal; or -1: the sink's. */
+ * gives way to a signal; -1: the sink's; DUMP_PUSH: push's, a
+ * standalone file into the spool. */
 int dump(const char *why, int pull)
 {
 	struct run rn[2 * nring + 1];	/* side-band, perf rings, ftrace's */
 	char wrap[2 * nring];
 	/* Files and framed dumps each stand alone; a binary stream sends
 	 * only what is new since the last dump. */
-	int standalone = !sink_stream || cfg_frame || pull >= 0;
+	int standalone = !sink_stream || cfg_frame || pull != -1, err;
 	struct dst d = { .rn = rn, .wrap = wrap, .low = -1, .first = -1, .nrun = nring + 1,
 			 .standalone = standalone, .cont = !standalone && stream_started };
 
@@ -792,10 +804,13 @@ int dump(const char *why, int pull)
 	copy_rings(&d);
 	side_run(&d, pull);
 	cover_trim(&d);
-	dumps++;
+	dumps += pull != DUMP_PUSH;	/* push's: the same dump as the sink's */
 	if ((d.fd = dump_sink(&d, why, pull)) < 0)
 		return -1;
-	return dump_report(&d, why, pull, dump_write(&d, pull));
+	err = dump_write(&d, pull);
+	if (CFG_PUSH && pull == DUMP_PUSH)
+		err = push_add(d.fd, err, out_pos);
+	return dump_report(&d, why, pull, err);
 }
 
 /* A tripwire's record, for the next dump (perf script shows what

@@ -11,6 +11,7 @@ extern u32 hit_id[2];		/* pid, tid of the last tripwire hit */
 extern char hit_comm[20];	/* its comm, read at the hit */
 
 void dump_init(void);
+#define DUMP_PUSH -2
 int dump(const char *why, int pull);	/* 0, or -1: not written */
 void dump_keep(const struct rec_hdr *h);
 int dump_toggle(int off);

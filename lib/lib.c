@@ -354,6 +354,11 @@ long long readnum(const char *path)
 
 u64 now_ns(void)
 {
+	return clock_ns(CLOCK_MONOTONIC);
+}
+
+u64 clock_ns(int clk)
+{
 	/* The syscall, not libc's: its vDSO lookup is 1 KiB, and this is
 	 * called a few times per dump. A 32-bit ABI with 64-bit time has
 	 * clock_gettime64 (Linux 5.1), and its old call may be configured
@@ -363,11 +368,11 @@ u64 now_ns(void)
 #ifdef SYS_clock_gettime64
 	struct { long long s, ns; } t64;
 
-	if (!syscall(SYS_clock_gettime64, CLOCK_MONOTONIC, &t64))
+	if (!syscall(SYS_clock_gettime64, clk, &t64))
 		return t64.s * 1000000000ULL + t64.ns;
-	syscall(SYS_clock_gettime32, CLOCK_MONOTONIC, &t);
+	syscall(SYS_clock_gettime32, clk, &t);
 #else
-	syscall(SYS_clock_gettime, CLOCK_MONOTONIC, &t);
+	syscall(SYS_clock_gettime, clk, &t);
 #endif
 	return t.s * 1000000000ULL + t.ns;
 }
