@@ -11,8 +11,11 @@
 # after another or side by side, each its own pair of threads; each is
 # closed when both directions ended. Ends on SIGTERM or SIGINT.
 #
-# The client feels the rate: the proxy's receive buffer is small, so a
-# client's send() blocks once a few KiB wait, as on a slow uplink.
+# What the client feels: its answer comes late (an upload of N bytes
+# takes N / RATE seconds). Its send()s may well return at once: on
+# loopback the kernel's send buffer grows to MiBs (a 200 KiB sendall
+# returned in 0.00 s at 20 KiB/s), though the proxy's small receive
+# buffer keeps the backlog on the client's side.
 import os
 import signal
 import socket
