@@ -145,6 +145,7 @@ cpu_restore() {
 stop_all() {
 	local p
 	for p in $TRACERS $WORKS; do kill -9 $p 2>/dev/null; done
+	s3_down_all	# (the servers a failed test left)
 	wait 2>/dev/null
 }
 
@@ -385,3 +386,44 @@ for l in sys.stdin:
     last = v
 print(c, first, last, bad)' "$2" "$3" "$4"
 }
+
+# ---- S3: a real S3 server (test/s3.sh: Swift + s3api on 127.0.0.1) in
+# $T for the push= tests; test/s3check.py judges what it holds ----
+# s3_up [NAME]: start one in $T/NAME (s3) and export what s3check.py
+# reads: S3_DIR S3_ENDPOINT S3_ACCESS S3_SECRET S3_BUCKET S3_REGION.
+# Fails (1) with S3_WHY saying why; 3: the packages could not be
+# installed (a SKIP, saying S3_WHY). Started again on a NAME stopped
+# with --keep: the same data, port and credentials.
+S3_DIRS=
+s3_up() {
+	local d=$T/${1:-s3} out kv rc
+	out=$("$TOP/test/s3.sh" start "$d" 2>"$d.log"); rc=$?
+	[ $rc = 0 ] || { S3_WHY=$(tail -3 "$d.log" | tr '\n' ' '); return $rc; }
+	for kv in $out; do export "S3_$kv"; done
+	case " $S3_DIRS " in *" $d "*) ;; *) S3_DIRS="$S3_DIRS $d" ;; esac
+}
+
+# s3_down [DIR [--keep]]: stop it (S3_DIR), its DIR removed unless --keep
+s3_down() {
+	local d=${1:-$S3_DIR}
+	"$TOP/test/s3.sh" stop "$d" ${2:-} 2>>"$d.log"
+	[ "${2:-}" = --keep ] || S3_DIRS=$(echo " $S3_DIRS " | sed "s| $d | |")
+}
+
+s3_down_all() {
+	local d
+	for d in $S3_DIRS; do [ -d "$d/run" ] && "$TOP/test/s3.sh" stop "$d" 2>/dev/null; done
+	S3_DIRS=
+}
+
+# s3_procs DIR: the pids of processes whose command line names DIR
+# (test/s3.sh's servers all do): none once it stopped
+s3_procs() {
+	local p
+	for p in /proc/[0-9]*; do
+		tr '\0' '\n' <$p/cmdline 2>/dev/null | grep -qF "$1/" && printf '%s ' ${p#/proc/}
+	done
+}
+
+# s3c ARGS...: test/s3check.py on the server s3_up exported
+s3c() { /usr/bin/python3 "$TOP/test/s3check.py" "$@"; }
