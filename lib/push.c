@@ -21,6 +21,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <netinet/in.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -37,6 +38,8 @@
 #define TRAIL 1024		/* a trailer's most */
 #define STALL 30000000		/* us without progress: cut, sent again */
 #define BACKOFF_MAX 32		/* s between tries while the store is away */
+
+extern char **environ;
 
 char *cfg_push;
 static char *s3key, *region = "us-east-1", *spool_dir;
@@ -60,7 +63,7 @@ static u64 qbytes, dropped, seqms, fseq;	/* fseq: spool=DIR's next file */
 /* The one upload. */
 enum { IDLE, CONN, SEND, RECV };
 static struct {
-	int fd, st, tries;
+	int fd, st, tries, outq;	/* outq: bytes the peer had not taken */
 	u64 at, t0, prog;	/* request bytes sent; started; progress */
 	size_t hn, an;		/* the head's length; the answer's */
 	char h[4096];		/* the request's head, then the answer */
@@ -69,6 +72,13 @@ static u64 next_try;		/* us, while the store is away */
 static unsigned backoff;	/* s */
 static int paused, skewed;	/* refused; corrected the clock once */
 static long long skew;		/* s: the store's clock less ours */
+static long long off;		/* s: a test's wrong clock (TRACER_CLOCK) */
+
+/* Our wall clock, in s */
+static long long wall(void)
+{
+	return clock_ns(CLOCK_REALTIME) / 1000000000 + off;
+}
 
 /* ---- the config ---- */
 
@@ -293,14 +303,15 @@ static void spool_one(const char *name, void *ctx)
 	}
 	if (xtou(name, 0, 10) >= fseq)
 		fseq = xtou(name, 0, 10) + 1;
-	make_room(it.size);
-	q[nq++] = it;
+	/* in order of the names (as made), the newest kept */
+	for (n = nq; n && strcmp(q[n - 1].file, it.file) > 0; n--)
+		;
+	memmove(q + n + 1, q + n, (nq - n) * sizeof(*q));
+	q[n] = it;
+	nq++;
 	qbytes += it.size;
-}
-
-static int item_cmp(const void *a, const void *b)
-{
-	return strcmp(((const struct item *)a)->file, ((const struct item *)b)->file);
+	if (nq > spool_max)
+		make_room(0);
 }
 
 void push_init(void)
@@ -311,6 +322,10 @@ void push_init(void)
 	long n;
 
 	up.fd = -1;
+	/* For tests only: TRACER_CLOCK=-7200 is a board's clock 2 h behind */
+	for (n = 0; CFG_TESTHOOKS && environ[n]; n++)
+		if (!strncmp(environ[n], "TRACER_CLOCK=", 13))
+			off = environ[n][13] == '-' ? -(long long)xtou(environ[n] + 14, 0, 10) : (long long)xtou(environ[n] + 13, 0, 10);
 	if (!cfg_push) {
 		if (s3key || spool_dir)
 			die(2, "config: s3key= and spool= go with push=");
@@ -326,12 +341,11 @@ void push_init(void)
 	boot[n == 37 ? 36 : 0] = 0;
 	if (!*boot)
 		memcpy(boot, "no-boot-id", 11);
-	q = xmalloc(spool_max * sizeof(*q));
+	q = xmalloc((spool_max + 1) * sizeof(*q));
 	if (spool_dir) {
 		if (path_mode(spool_dir) != S_IFDIR || access(spool_dir, W_OK))
 			die(2, "config: spool=%s: not a directory tracer may write", spool_dir);
 		dir_each(spool_dir, spool_one, 0);
-		xsort(q, nq, sizeof(*q), item_cmp);
 		if (nq)
 			msg("push: %d dumps of %L bytes in %s wait to be sent", nq, qbytes, spool_dir);
 	}
@@ -549,14 +563,24 @@ static void up_close(void)
 	up.st = IDLE;
 }
 
-/* Not this time: again after the backoff, said at tries 1, 2, 4, ... */
-static void retry(const char *why)
+/* Not this time: again after the backoff, said at tries 1, 2, 4, ...;
+ * why, or the error err (lib's words for the usual ones, without the
+ * 2 KiB of libc's strerror) */
+static void retry(const char *why, int err)
 {
 	up_close();
 	backoff = backoff ? (backoff * 2 > BACKOFF_MAX ? BACKOFF_MAX : backoff * 2) : 1;
 	next_try = now_us() + backoff * 1000000ULL;
-	if (!(up.tries & (up.tries - 1)))
+	if (!why)
+		why = err == ECONNREFUSED ? "connection refused" : err == ETIMEDOUT ? "timed out" :
+		      err == EHOSTUNREACH || err == ENETUNREACH ? "unreachable" : 0;
+	errno = err;
+	if (up.tries & (up.tries - 1))
+		return;
+	if (why)
 		msg("push: %s: %s; %d dumps wait, again in %u s (try %d)", host, why, nq, backoff, up.tries);
+	else
+		msg("push: %s: %d dumps wait, again in %u s (try %d):", host, nq, backoff, up.tries);
 }
 
 static void start(void)
@@ -580,7 +604,7 @@ static void start(void)
 	for (i = 0; i < 7 && *p; i++, p += span(p, "\n", 0), *p++ = 0)
 		hd[i] = p;
 	hd[i] = 0;
-	amz_date(date, (u64)((long long)(clock_ns(CLOCK_REALTIME) / 1000000000) + skew));
+	amz_date(date, wall() + skew);
 	fmt(path, sizeof(path), "/%s/", bucket);
 	if (!s3_uri(path + strlen(path), sizeof(path) - strlen(path), key))
 		path[0] = 0;
@@ -601,11 +625,12 @@ static void start(void)
 	fmt(up.h + strlen(up.h), sizeof(up.h) - strlen(up.h), "Authorization: %s\r\nConnection: close\r\n\r\n", auth);
 	up.hn = strlen(up.h);
 	up.at = up.an = 0;
+	up.outq = -1;
 	up.t0 = up.prog = now_us();
 	up.tries++;
 	up.fd = socket(salen == sizeof(struct sockaddr_in) ? AF_INET : AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (up.fd < 0 || (connect(up.fd, (void *)sa, salen) && errno != EINPROGRESS)) {
-		retry(strerror(errno));
+		retry(0, errno);
 		return;
 	}
 	up.st = CONN;
@@ -638,7 +663,7 @@ static void answer(void)
 		next_try = 0;
 	} else if (!strcmp(code, "RequestTimeTooSkewed") && !skewed && (c = header("date")) && http_date(c)) {
 		skewed = 1;
-		skew = (long long)http_date(c) - (long long)(clock_ns(CLOCK_REALTIME) / 1000000000);
+		skew = (long long)http_date(c) - wall();
 		msg("push: our clock is %L s %s the store's (RequestTimeTooSkewed): signing with its time",
 		    (u64)(skew < 0 ? -skew : skew), skew < 0 ? "ahead of" : "behind");
 		up_close();
@@ -653,7 +678,7 @@ static void answer(void)
 		char why[96];
 
 		fmt(why, sizeof(why), st ? "HTTP %d %s" : "no answer", st, code);
-		retry(why);
+		retry(why, 0);
 	}
 }
 
@@ -685,7 +710,7 @@ static void send_some(void)
 
 			n = pread(q->fd, b, left < sizeof(b) ? left : sizeof(b), o);
 			if (n <= 0) {
-				retry("reading the spool failed");
+				retry("reading the spool failed", 0);
 				return;
 			}
 			p = b;
@@ -714,15 +739,23 @@ void push_step(const struct pollfd *p)
 			start();
 		return;
 	}
+	/* Progress is also what the peer took of what the kernel holds:
+	 * a slow link drains it long after the last send. */
 	if (now_us() - up.prog >= STALL) {
-		retry("no progress for 30 s");
-		return;
+		int o = -1;
+
+		if (ioctl(up.fd, TIOCOUTQ, &o) || o <= 0 || o == up.outq) {
+			retry("no progress for 30 s", 0);
+			return;
+		}
+		up.outq = o;
+		up.prog = now_us();
 	}
 	if (!p->revents)
 		return;
 	if (up.st == CONN) {
 		if (getsockopt(up.fd, SOL_SOCKET, SO_ERROR, &e, &el) || e) {
-			retry(strerror(e ? e : errno));
+			retry(0, e ? e : errno);
 			return;
 		}
 		up.st = SEND;
@@ -752,7 +785,7 @@ void push_step(const struct pollfd *p)
 			return;
 	}
 	if (!up.an)
-		retry(n < 0 ? strerror(errno) : "the connection closed with no answer");
+		retry(n < 0 ? 0 : "the connection closed with no answer", errno);
 	else
 		answer();
 }

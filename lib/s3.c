@@ -113,7 +113,7 @@ size_t s3_auth(const struct s3req *r, char *o, size_t n)
 			nm = *h++, v = 0;
 		else
 			break;
-		nl = strcspn(nm, ":");
+		nl = span(nm, ":", 0);
 		if (!v)
 			v = nm + nl + !!nm[nl];
 		s3_hash(&s, nm, nl, ':');
@@ -154,7 +154,7 @@ size_t s3_uri(char *o, size_t n, const char *key)
 	u8 c;
 
 	for (; (c = *key); key++) {
-		k = (u8)((c | 32) - 'a') < 26 || (u8)(c - '0') < 10 || strchr("-._~/", c) ? 1 : 3;
+		k = (u8)((c | 32) - 'a') < 26 || (u8)(c - '0') < 10 || (c && xstrchr("-._~/", c)) ? 1 : 3;
 		if (n - i <= k)
 			return 0;
 		if (k == 1) {
