@@ -668,7 +668,7 @@ static void answer(void)
 		    (u64)(skew < 0 ? -skew : skew), skew < 0 ? "ahead of" : "behind");
 		up_close();
 		next_try = 0;
-	} else if (st >= 400 && st < 500) {
+	} else if (st >= 400 && st < 500 && st != 408 && strcmp(code, "RequestTimeout")) {
 		msg("push: %s refused it: HTTP %d %s; %d dumps kept, tried again after the next dump",
 		    host, st, *code ? code : "(no S3 error code)", nq);
 		up_close();

@@ -126,6 +126,9 @@ pipeline = catch_errors gatekeeper healthcheck proxy-logging cache listing_forma
 [app:proxy-server]
 use = egg:swift#proxy
 account_autocreate = true
+# the proxy reads a body in 64 KiB chunks, each within client_timeout
+# (60 s by default): a 1 KiB/s uplink (t_push) needs more
+client_timeout = 600
 
 [filter:s3api]
 use = egg:swift#s3api
