@@ -385,10 +385,10 @@ int push_open(char *name, size_t n, const char *why)
 	int fd;
 
 	/* the key: PREFIX/BOARD/BOOT_ID/MS-REASON.data, MS since boot (12
-	 * digits: they sort), REASON up to " by " */
+	 * digits: they sort), REASON up to " by " or a filter */
 	seqms = t > seqms ? t : seqms + 1;
 	clean(r, sizeof(r), why);
-	for (i = 0; r[i] && i < sizeof(slug) - 1 && strncmp(r + i, " by ", 4); i++)
+	for (i = 0; r[i] && r[i] != '/' && i < sizeof(slug) - 1 && strncmp(r + i, " by ", 4); i++)
 		slug[i] = r[i] == '.' || r[i] == '_' || (unsigned)((r[i] | 32) - 'a') < 26 || (unsigned)(r[i] - '0') < 10 ? r[i] : '-';
 	slug[i] = 0;
 	/* key and reason now; push_add puts the rest after them */

@@ -9,7 +9,8 @@
 # and writes PIDFILE (its pid). RATE 0 passes nothing upward: a server
 # that never gets the body (the connection stays open). Connections one
 # after another or side by side, each its own pair of threads; each is
-# closed when both directions ended. Ends on SIGTERM or SIGINT.
+# closed when both directions ended. Ends on SIGTERM or SIGINT; SIGUSR1
+# heals the link: full speed from then on.
 #
 # What the client feels: its answer comes late (an upload of N bytes
 # takes N / RATE seconds). Its send()s may well return at once: on
@@ -24,6 +25,7 @@ import threading
 import time
 
 BUF = 4096
+HEAL = threading.Event()  # SIGUSR1: the link heals, full speed from now on
 
 
 def up(src, dst, rate):
@@ -31,8 +33,14 @@ def up(src, dst, rate):
     sent, t0 = 0, time.monotonic()
     step = max(1, min(BUF, rate // 20))  # ~20 sends a second: smooth
     while True:
+        if HEAL.is_set():
+            data = src.recv(65536)
+            if not data:
+                break
+            dst.sendall(data)
+            continue
         if rate == 0:
-            time.sleep(3600)
+            time.sleep(1)
             continue
         ahead = sent + step - rate * (time.monotonic() - t0)
         if ahead > 0:
@@ -85,6 +93,7 @@ def main(argv):
         sys.exit("usage: slow.py LISTEN_PORT TARGET_PORT RATE_BYTES_PER_S [PIDFILE]")
     port, target, rate = int(argv[1]), int(argv[2]), int(argv[3])
     signal.signal(signal.SIGTERM, lambda *a: os._exit(0))
+    signal.signal(signal.SIGUSR1, lambda *a: HEAL.set())
     l = socket.socket()
     l.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     l.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, BUF)  # (accepted sockets inherit it)
