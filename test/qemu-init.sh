@@ -16,6 +16,7 @@
 #      kernel's read path (mapped pages, snapshot swaps or consuming
 #      reads), then SIGINT; the kernel's count of what cpu 0's ring
 #      holds just before; the dump to the host through nc (as c)
+#   s  push=: a crash's dump and the final one into the host's S3 server
 #   p  (a boot of its own, "tracer_p" on the command line, 6.12) surviving
 #      a crash: each boot writes the boot before with tracer -b (framed,
 #      on the console), records with persist=boot_map, runs wk_bootN and
@@ -262,6 +263,25 @@ if [ -z "${ONLY##*c*}" ]; then
 	[ $n -gt 0 ] && [ -n "$tp" ] && kill -0 $tp 2>/dev/null && say "c: host connected" || say "c: host did not connect"
 	run_scenario c "$tp"
 	wait_exit $ncpid 20 || { say "c: nc did not exit"; kill $ncpid; }
+fi
+
+# s: push= (a build with PUSH): a crash trips trip=segv, and that dump
+# and the final one go to the host's S3 server at 10.0.2.2 (QEMU's user
+# network reaches the host's loopback there), signed with this arch's
+# SHA-256 and sent from this arch's poll loop; the host judges them
+if [ -z "${ONLY##*s*}" ] && [ -x /bin/tracer-s ]; then
+	/bin/tracer-s -o /dev/null "push=$PUSH_URL s3key=/etc/s3key trip=segv cpu-clock@99 buf=64k" 2>/run/s.err &
+	sp=$!
+	if wait_for /run/s.err "recording" 60 $sp; then
+		/bin/wk_hot crash
+		wait_for /run/s.err " arrived: " $DUMP_WAIT $sp || say "s: dump 1 did not arrive"
+		kill -INT $sp
+		wait_exit $sp 60 || say "s: tracer did not exit"
+		say "s: arrived $(grep -c ' arrived: ' /run/s.err)"
+	else
+		say "s: tracer did not start"
+	fi
+	sed "s/^/QT s err: /" /run/s.err
 fi
 
 # n: numbered records overfill cpu 0's ring; the host judges that the

@@ -116,6 +116,7 @@ stage() {
 }
 finish() {
 	stage ""
+	[ -z "${S3D:-}" ] || bash test/s3.sh stop "$S3D" 2>/dev/null
 	awk -v s="$T0" -v e="$(date +%s.%N)" -v a="$ARCH" 'BEGIN { printf "== total %s: %.1fs\n", a, e - s }'
 	echo "results in $R"
 	report
@@ -265,6 +266,8 @@ esac
 # n on every guest but a second one of an arch that reads the same way
 # (aarch64 and armhf 5.10: snapshot swaps, as their 6.1; mips 24Kc)
 case $ARCH:$KERNEL:$CPU in aarch64:5.10:|armhf:5.10:|mips:6.1:24Kc) [ -n "$ONLY_GIVEN" ] || ONLY=${ONLY/n/} ;; esac
+# s (push= into the host's S3 server) once per arch: its 6.1 guest (riscv64: 6.12)
+case $ARCH:$KERNEL:$CPU in *:6.1:|riscv64:6.12:) [ -n "$ONLY_GIVEN" ] || ONLY=${ONLY}s ;; esac
 
 need_root
 # a guest of ../shared/kernels without them says SKIP before any setup:
@@ -411,6 +414,17 @@ if [ -z "${ONLY##*p*}" ]; then
 		fail "build: tracer with PERSIST for $ARCH" "$(tail -5 "$B/guest-p.log")"; finish
 	fi
 fi
+# s: the same with PUSH on (off in defconfig)
+if [ -z "${ONLY##*s*}" ]; then
+	mkdir -p "$B/guest-s"; cp -r "$B/guest/"{Makefile,Kconfig,*.c,*.h,lib} "$B/guest-s/"; rm -f "$B/guest-s/lib/config.h"
+	if make -C "$B/guest-s" defconfig >"$B/guest-s.log" 2>&1 &&
+		sed -i 's/^# CONFIG_PUSH is not set/CONFIG_PUSH=y/' "$B/guest-s/.config" &&
+		make -C "$B/guest-s" CROSS_COMPILE="$CROSS" tracer >>"$B/guest-s.log" 2>&1; then
+		pass "build: tracer with PUSH for $ARCH ($(wc -c <"$B/guest-s/tracer") bytes)"
+	else
+		fail "build: tracer with PUSH for $ARCH" "$(tail -5 "$B/guest-s.log")"; ONLY=${ONLY/s/}
+	fi
+fi
 if [ -z "$CROSS" ]; then HOST_TRACER=$B/guest/tracer
 elif make -C "$B/host" tracer >"$B/host.log" 2>&1; then HOST_TRACER=$B/host/tracer
 else fail "build: host tracer for -x" "$(tail -5 "$B/host.log")"; HOST_TRACER=false; fi
@@ -464,6 +478,25 @@ done
 [ -e "$ROOT/bin/sh" ] || ln -sf busybox "$ROOT/bin/sh"
 cp "$B/guest/tracer" "$ROOT/bin/tracer"
 [ -z "${ONLY##*p*}" ] && cp "$B/guest-p/tracer" "$ROOT/bin/tracer-p"
+# s: a real S3 server on the host's loopback (test/s3.sh), which the
+# guest reaches at 10.0.2.2; its credentials in the guest's /etc/s3key
+S3D= PUSH_URL=
+if [ -z "${ONLY##*s*}" ]; then
+	S3D=$R/s3; rm -rf "$S3D" "$ROOT/etc/s3key"
+	out=$(bash test/s3.sh start "$S3D" 2>"$R/s3.log"); rc=$?
+	if [ $rc = 0 ]; then
+		for kv in $out; do export "S3_$kv"; done
+		PUSH_URL=http://10.0.2.2:${S3_ENDPOINT##*:}/$S3_BUCKET/g$$
+		mkdir -p "$ROOT/etc"
+		printf '[default]\naws_access_key_id = %s\naws_secret_access_key = %s\n' "$S3_ACCESS" "$S3_SECRET" >"$ROOT/etc/s3key"
+		chmod 600 "$ROOT/etc/s3key"
+		cp "$B/guest-s/tracer" "$ROOT/bin/tracer-s"
+	else
+		[ $rc = 3 ] && skip "s: push= into S3" "no S3 server: its packages could not be installed: $(tail -2 "$R/s3.log" | tr '\n' ' ')" ||
+			fail "s: the host's S3 server starts" "$(tail -3 "$R/s3.log" | tr '\n' ' ')"
+		ONLY=${ONLY/s/}; S3D=
+	fi
+fi
 cp test/qemu-init.sh "$ROOT/init"; chmod 755 "$ROOT/init"
 mknod -m 600 "$ROOT/dev/console" c 5 1
 
@@ -518,6 +551,7 @@ SIGUSR1=$SIGUSR1
 SETTLE_US=2500000
 DUMP_WAIT=60
 ONLY=$ONLY
+PUSH_URL='$PUSH_URL'
 EOF
 (cd "$ROOT" && find . | cpio -o -H newc -R 0:0 --quiet | gzip -1) >"$R/initrd.gz" ||
 	setup_fail "cpio"
@@ -781,6 +815,25 @@ if [ -z "${ONLY##*r*}" ]; then
 	case "$s" in *"exit=1 stdout=0 bytes"*) echo "$e" | grep -q "needs Linux 4.7 or later" ;; *) false ;; esac &&
 		pass "r: refused at start, exit 1, nothing on stdout: $(echo "$e" | head -1)" ||
 		fail "r: refused at start with exit 1 and a reason" "${s:-no exit line}; $(echo "$e" | head -3)"
+fi
+
+if [ -z "${ONLY##*s*}" ]; then
+	echo "-- s: push= from the guest into the host's S3 server"
+	m=$(sed -n 's/^QT guest up: \([^ ]*\) \([^,]*\),.*/\1 \2/p' "$R/qt.txt")
+	keys=$(python3 test/s3check.py list "g$$/" 2>&1 | awk '{ print $1 }')
+	trip=$(echo "$keys" | grep -- '-trip-segv\.data$')
+	testing "s: the guest's tripwire dump and its final one arrived (boto3 lists them)" "2 1 1" \
+		"$(echo "$keys" | grep -c .) $(echo "$trip" | grep -c .) $(echo "$keys" | grep -c -- '-exit\.data$')"
+	if [ -n "$trip" ]; then
+		python3 test/s3check.py head "$trip" >"$R/s.head" 2>&1
+		python3 test/s3check.py get "$trip" "$R/s.data" >/dev/null 2>&1
+		n=$(perf script -i "$R/s.data" 2>/dev/null | grep -c "signal:signal_generate: sig=$SIGSEGV .*comm=wk_hot")
+		[ "$n" -ge 1 ] && grep -qx "kernel=${m% *}" "$R/s.head" && grep -qx "machine=${m#* }" "$R/s.head" &&
+			grep -q "^reason=trip segv by pid [0-9]* (wk_hot)$" "$R/s.head" &&
+			pass "s: host perf decodes it ($n SIGSEGV of wk_hot); head_object: $(grep -v '^boot-id\|^tracer' "$R/s.head" | tr '\n' ' ')" ||
+			fail "s: the object decodes, with its metadata" "$n SIGSEGV; guest '$m'; $(tr '\n' ' ' <"$R/s.head")"
+	fi
+	bash test/s3.sh stop "$S3D" 2>/dev/null; S3D=
 fi
 
 if [ -z "${ONLY##*a*}" ]; then

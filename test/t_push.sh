@@ -170,7 +170,7 @@ else
 	# idle after the uploads: procs=0 (no tracking ring), nothing
 	# pending, so nothing may wake it: measured over the next 60 s
 	# (the outage below stops the server meanwhile: it must not notice)
-	[ -n "$SLOWOK" ] && a=$(awk '/^voluntary_ctxt_switches/ { print $2 }' /proc/$SLOWT/status) && t1=$SECONDS
+	[ -n "$SLOWOK" ] && v0=$(awk '/^voluntary_ctxt_switches/ { print $2 }' /proc/$SLOWT/status) && t1=$SECONDS
 
 	# --- the server away for 30 s: every dump arrives, once, in order ---
 	if ptr "$T/po" -o /dev/null "push=$URL/out$$ $P cpu-clock@9 procs=0"; then
@@ -192,8 +192,8 @@ else
 
 	if [ -n "$SLOWOK" ]; then
 		[ $((SECONDS - t1)) -lt 60 ] && sleep $((60 - (SECONDS - t1)))
-		b=$(awk '/^voluntary_ctxt_switches/ { print $2 }' /proc/$SLOWT/status)
-		testing "push: idle $((SECONDS - t1)) s after its uploads (the server away meanwhile): no wake-up (voluntary context switches)" "$a" "$b"
+		v1=$(awk '/^voluntary_ctxt_switches/ { print $2 }' /proc/$SLOWT/status)
+		testing "push: idle $((SECONDS - t1)) s after its uploads (the server away meanwhile): no wake-up (voluntary context switches)" "$v0" "$v1"
 		kill -INT $SLOWT; wait $SLOWT
 	fi
 
