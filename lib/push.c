@@ -151,9 +151,12 @@ static const char *url(char *v)
 	return resolve(host, "80");
 }
 
+static int keys;	/* s3key= region= spool= given */
+
 int push_key(const char *key, char *val, const char **why)
 {
 	*why = 0;
+	keys += !!strcmp(key, "push");
 	if (!strcmp(key, "push")) {
 		if (cfg_push)
 			*why = "given twice: each key once";
@@ -327,8 +330,8 @@ void push_init(void)
 		if (!strncmp(environ[n], "TRACER_CLOCK=", 13))
 			off = environ[n][13] == '-' ? -(long long)xtou(environ[n] + 14, 0, 10) : (long long)xtou(environ[n] + 13, 0, 10);
 	if (!cfg_push) {
-		if (s3key || spool_dir)
-			die(2, "config: s3key= and spool= go with push=");
+		if (keys)
+			die(2, "config: s3key=, region= and spool= go with push=");
 		return;
 	}
 	if (!s3key)
