@@ -72,14 +72,15 @@ const char *cfg_named(u32 type, u64 config)
 
 /* A token ends at a separator outside of a /filter/. A filter follows
  * a tracepoint's SYS:NAME (trip='s too): a '/' before any ':' is none
- * (out=/a/b, persist=../x end at the separator). */
+ * (out=/a/b, persist=../x), nor one after a URL's "://" (push=). */
 static size_t tok_len(const char *s)
 {
 	size_t n;
-	int inf = 0, tp = 0;
+	int inf = 0, tp = 0, url = 0;
 
 	for (n = 0; s[n]; n++) {
-		tp |= s[n] == ':';
+		url |= CFG_PUSH && !inf && s[n] == ':' && s[n + 1] == '/' && s[n + 2] == '/';
+		tp |= s[n] == ':' && !url;
 		if (s[n] == '/' && tp)
 			inf = !inf;
 		else if (!inf && xstrchr(" \t\r\n;", s[n]))
@@ -447,10 +448,9 @@ static long num_in(const char *tok, const char *s, long lo, long hi, const char 
 /* The keys, in the unknown-key error (one string: the list is KEYS of
  * it). Each once: a second listen= or buf= is a mistake, not an
  * override (trip= repeats). */
-static const char unknown_key[] = "unknown key (buf= cpus= out= trip= after= holdoff= count= dumps= procs= "
-				  "frame= baud= listen= key= engine= persist=)";
-static const char unknown_push[] = "unknown key (buf= cpus= out= trip= after= holdoff= count= dumps= procs= "
-				   "frame= baud= listen= key= engine= persist= push= s3key= region= spool=)";
+#define UNKNOWN "unknown key (buf= cpus= out= trip= after= holdoff= count= dumps= procs= " \
+		"frame= baud= listen= key= engine= persist="
+static const char unknown_key[] = UNKNOWN ")";
 #define KEYS (unknown_key + 13)
 static void key_once(const char *key)
 {
@@ -606,7 +606,7 @@ static void key_out(char *tok, char *eq)
 			bad(tok, why);
 	} else {
 		*eq = '=';
-		bad(tok, CFG_PUSH ? unknown_push : unknown_key);
+		bad(tok, CFG_PUSH ? UNKNOWN " push= s3key= region= spool=)" : unknown_key);
 	}
 }
 

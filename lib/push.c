@@ -248,17 +248,22 @@ static void item_free(struct item *it)
 	memmove(it, it + 1, (q + --nq - it) * sizeof(*it));
 }
 
-/* Within the bounds for one more of size bytes: the oldest go. */
-static void make_room(u64 size)
+/* Within the bounds with more (0 or 1) of size bytes: the oldest go
+ * (at start, with none to come, the newest stays whatever its size). */
+static void make_room(u64 size, int more)
 {
-	while (nq && (nq >= spool_max || qbytes + size > spool_bytes)) {
+	while (nq > !more && (nq + more > spool_max || qbytes + size > spool_bytes)) {
+		char k[TRAIL];
+
 		if (up.st) {		/* the oldest is the one on its way */
 			close(up.fd);
 			up.fd = -1, up.st = IDLE;
 		}
 		dropped++;
+		fmt(k, sizeof(k), "%s", q->t);
+		k[span(k, "\n", 0)] = 0;
 		msg("push: the spool is full (%d dumps, %L bytes): dropped %s, the oldest (%L so far)",
-		    nq, qbytes, q->t, dropped);
+		    nq, qbytes, k, dropped);
 		item_free(q);
 	}
 }
@@ -313,8 +318,7 @@ static void spool_one(const char *name, void *ctx)
 	q[n] = it;
 	nq++;
 	qbytes += it.size;
-	if (nq > spool_max)
-		make_room(0);
+	make_room(0, 0);
 }
 
 void push_init(void)
@@ -475,7 +479,7 @@ int push_add(int fd, int err, u64 size)
 	}
 	it->fd = fd;
 	it->size = size;
-	make_room(size);
+	make_room(size, 1);
 	q[nq++] = *it;
 	qbytes += size;
 	paused = 0;		/* a new dump tries again what was refused */

@@ -197,6 +197,16 @@ else
 		kill -INT $SLOWT; wait $SLOWT
 	fi
 
+	# --- the spool's bound: spool=2, nobody listening: the oldest go,
+	# each said and counted; what is left at exit is said lost ---
+	if ptr "$T/pf" -o /dev/null "push=http://127.0.0.1:1/b $P spool=2 cpu-clock@9 procs=0"; then
+		for i in 1 2 3 4; do dump_wait "$T/pf" $i >/dev/null; done
+		stop_tracer >/dev/null
+		testing "push: spool=2 and no server: 5 dumps, 3 dropped oldest first, 2 said lost at exit" \
+			"$(echo $(keys "$T/pf" | head -3)) | 3 | 1" \
+			"$(echo $(sed -n 's/.*dropped \([^ ]*\), the oldest.*/\1/p' "$T/pf.err")) | $(grep -c 'so far)' "$T/pf.err") | $(grep -c 'push: 2 dumps not sent are lost' "$T/pf.err")"
+	fi
+
 	# --- bad config: named, exit 2 ---
 	for c in "push=https://h/b" "push=http://127.0.0.1:1/" "push=http://nosuchhost.invalid/b" "push=http://127.0.0.1:1/b" "spool=3 cpu-clock"; do
 		"$PB" -o /dev/null "$c" >/dev/null 2>"$T/pbad.err"; rc=$?
