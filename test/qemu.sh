@@ -403,28 +403,21 @@ if make -C "$B/guest" CROSS_COMPILE="$CROSS" tracer >"$B/guest.log" 2>&1; then
 else
 	fail "build: tracer for $ARCH" "$(tail -5 "$B/guest.log")"; finish
 fi
-# p: the same with PERSIST on (off in defconfig)
-if [ -z "${ONLY##*p*}" ]; then
-	mkdir -p "$B/guest-p"; cp -r "$B/guest/"{Makefile,Kconfig,*.c,*.h,lib} "$B/guest-p/"; rm -f "$B/guest-p/lib/config.h"
-	if make -C "$B/guest-p" defconfig >"$B/guest-p.log" 2>&1 &&
-		sed -i 's/^# CONFIG_PERSIST is not set/CONFIG_PERSIST=y/' "$B/guest-p/.config" &&
-		make -C "$B/guest-p" CROSS_COMPILE="$CROSS" tracer >>"$B/guest-p.log" 2>&1; then
-		pass "build: tracer with PERSIST for $ARCH ($(wc -c <"$B/guest-p/tracer") bytes)"
+# variant TAG SYM: $B/guest-TAG/tracer, the guest's with Kconfig SYM on
+# (off in defconfig); 1 if it does not build (said)
+variant() {
+	local d=$B/guest-$1
+	mkdir -p "$d"; cp -r "$B/guest/"{Makefile,Kconfig,*.c,*.h,lib} "$d/"; rm -f "$d/lib/config.h"
+	if make -C "$d" defconfig >"$d.log" 2>&1 && sed -i "s/^# CONFIG_$2 is not set/CONFIG_$2=y/" "$d/.config" &&
+		make -C "$d" CROSS_COMPILE="$CROSS" tracer >>"$d.log" 2>&1; then
+		pass "build: tracer with $2 for $ARCH ($(wc -c <"$d/tracer") bytes)"
 	else
-		fail "build: tracer with PERSIST for $ARCH" "$(tail -5 "$B/guest-p.log")"; finish
+		fail "build: tracer with $2 for $ARCH" "$(tail -5 "$d.log")"; return 1
 	fi
-fi
-# s: the same with PUSH on (off in defconfig)
-if [ -z "${ONLY##*s*}" ]; then
-	mkdir -p "$B/guest-s"; cp -r "$B/guest/"{Makefile,Kconfig,*.c,*.h,lib} "$B/guest-s/"; rm -f "$B/guest-s/lib/config.h"
-	if make -C "$B/guest-s" defconfig >"$B/guest-s.log" 2>&1 &&
-		sed -i 's/^# CONFIG_PUSH is not set/CONFIG_PUSH=y/' "$B/guest-s/.config" &&
-		make -C "$B/guest-s" CROSS_COMPILE="$CROSS" tracer >>"$B/guest-s.log" 2>&1; then
-		pass "build: tracer with PUSH for $ARCH ($(wc -c <"$B/guest-s/tracer") bytes)"
-	else
-		fail "build: tracer with PUSH for $ARCH" "$(tail -5 "$B/guest-s.log")"; ONLY=${ONLY/s/}
-	fi
-fi
+}
+# p: PERSIST; s: PUSH
+[ -n "${ONLY##*p*}" ] || variant p PERSIST || finish
+[ -n "${ONLY##*s*}" ] || variant s PUSH || ONLY=${ONLY/s/}
 if [ -z "$CROSS" ]; then HOST_TRACER=$B/guest/tracer
 elif make -C "$B/host" tracer >"$B/host.log" 2>&1; then HOST_TRACER=$B/host/tracer
 else fail "build: host tracer for -x" "$(tail -5 "$B/host.log")"; HOST_TRACER=false; fi
