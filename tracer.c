@@ -409,11 +409,16 @@ static _Noreturn void usage(int code)
 "  key=FILE  the secret a client sends first (listen= beyond 127.x needs it)\n"
 "  persist=NAME  record in a crash-proof instance; tracer -b: the boot before\n"
 "Default: " DEFAULT_CONFIG " buf=128k\n";
+	static const char push[] =
+"  push=http://HOST:PORT/BUCKET/PREFIX s3key=FILE region=R spool=N|SIZE|DIR\n"
+"           every dump also into S3-compatible storage (SigV4)\n";
 
 	write(code ? 2 : 1, head, sizeof(head) - 1);
 	write(code ? 2 : 1, lh, strlen(lh));
 	if (CFG_LONG_HELP)
 		write(code ? 2 : 1, full, sizeof(full) - 1);
+	if (CFG_LONG_HELP && CFG_PUSH)
+		write(code ? 2 : 1, push, sizeof(push) - 1);
 	_exit(code);
 }
 /* -f FILE: the whole file, which must be a config: not a directory, no
