@@ -67,11 +67,9 @@ static u32 hash(const void *p, size_t n, u32 h)
 	return h;
 }
 
-/* A comm's hash is odd: an even value marks a tid found unnamed (by
- * the dump of that number, track.c's track_sample). */
 static u32 comm_hash(const char *comm)
 {
-	return hash(comm, strlen(comm), 2166136261U) | 1;
+	return hash(comm, strlen(comm), 2166136261U);
 }
 
 int comm_seen(u32 tid, const char *comm)
@@ -95,8 +93,9 @@ int map_seen(u32 pid, const void *slp, const char *name)
  * them (perf 6.1): named by a COMM, a FORK gives the parent's name (if
  * it has one), an EXIT changes nothing. A stream's set lasts as long as
  * the stream; a standalone dump's, that dump. Bits per tid below
- * pid_max. */
-static u8 *nmd, *named;
+ * pid_max; a third set: the unnamed counted in this dump (not by the
+ * table above, which a dump of many new tasks fills). */
+static u8 *nmd, *named, *counted;
 static u32 nbits = 32768;
 
 /* pid_max: at most 4194304 (PID_MAX_LIMIT) */
@@ -106,7 +105,8 @@ void named_init(void)
 
 	if (v - 1 < 4194304)
 		nbits = (v + 7) & ~7;
-	nmd = xmalloc(2 * nbits / 8);
+	nmd = xmalloc(3 * nbits / 8);
+	counted = nmd + 2 * nbits / 8;
 }
 
 void seen_begin(int mode)
@@ -126,17 +126,29 @@ void seen_begin(int mode)
 	named = nmd + !mode * (nbits / 8);
 	if (mode < 2)
 		memset(named, 0, nbits / 8);
+	memset(counted, 0, nbits / 8);
+}
+
+static int bit(u8 *bits, u32 tid, int set)
+{
+	u8 *b, m = 1 << tid % 8, was;
+
+	if (!bits || tid >= nbits)
+		return 1;
+	b = bits + tid / 8;
+	was = *b & m;
+	*b |= set ? m : 0;
+	return was;
 }
 
 /* Whether tid is named; set: it is now. */
 int name_bit(u32 tid, int set)
 {
-	u8 *b, m = 1 << tid % 8, was;
+	return bit(named, tid, set);
+}
 
-	if (!named || tid >= nbits)
-		return 1;
-	b = named + tid / 8;
-	was = *b & m;
-	*b |= set ? m : 0;
-	return was;
+/* Whether tid was counted unnamed in this dump; it is now. */
+int count_bit(u32 tid)
+{
+	return bit(counted, tid, 1);
 }

@@ -11,5 +11,6 @@ int comm_seen(u32 tid, const char *comm);
 int map_seen(u32 pid, const void *slp, const char *name);
 void named_init(void);
 int name_bit(u32 tid, int set);	/* whether perf can name tid; set: it can now */
+int count_bit(u32 tid);	/* whether tid was counted unnamed in this dump; it is now */
 
 #endif

@@ -804,7 +804,7 @@ void track_sample(const struct rec_hdr *h)
 		lowgen = gen;
 		low = t > low ? t : low;
 	}
-	if (f[0] && f[0] != (u32)-1 && !name_bit(f[0], 0) && !seen(f[0], gen * 2))
+	if (f[0] && f[0] != (u32)-1 && !name_bit(f[0], 0) && !count_bit(f[0]))
 		unnamed++;
 }
 
