@@ -221,10 +221,10 @@ static const unsigned char endsig[] = {
 };
 
 /* What the loop sleeps on: the signalfd, CPU hotplug, push's upload,
- * listen= and the connections that wait (PULL_PEND), a tty sink's requests, the
- * tripwire rings (from P_TTY + 1 to *nt), the tracking rings (to the
- * count returned). Again after a CPU came back, whose rings have new
- * fds. */
+ * listen= and the connections that wait (PULL_PEND), a tty sink's
+ * requests, the tripwire rings (from P_TTY + 1 to *nt), the tracking
+ * rings (to the count returned). Again after a CPU came back, whose
+ * rings have new fds. */
 #define P_PUSH 2
 #define P_PULL 3
 #define P_TTY (P_PULL + 1 + PULL_PEND)
