@@ -282,6 +282,18 @@ static int trailer_read(struct item *it)
 		return -1;
 	it->t[n] = 0;
 	it->size = sz - 9 - n;
+	/* the key, a SHA-256 in hex, then name:value lines (all of them
+	 * ended): what start() takes apart, checked once here */
+	{
+		char *p = it->t + span(it->t, "\n", 0), *e = it->t + n;
+		int k;
+
+		if (p == it->t || p + 66 > e || p[65] != '\n' || span(p + 1, "0123456789abcdef", 1) != 64 || e[-1] != '\n')
+			return -1;
+		for (p += 66, k = 0; p < e; p += span(p, "\n", 0) + 1, k++)
+			if (k == 7 || span(p, ":\n", 0) == span(p, "\n", 0))
+				return -1;
+	}
 	return 0;
 }
 
