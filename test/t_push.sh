@@ -145,13 +145,13 @@ else
 		k1=$(keys "$T/p9" | tr '\n' ' ')
 		n=$(grep -c ' arrived: ' "$T/p9.err")
 		# and a file that only looks like one of the spool's
-		printf 'key\nzz\nx\n00000009\n' >"$T/sp9/000000000000.push"
+		printf 'key\nzz\nx\n00000009\n' >"$T/sp9/900000000000.push"
 		if ptr "$T/p92" -o /dev/null "push=$URL/k9$$ $P spool=$T/sp9 cpu-clock@9 procs=0"; then
 			arrived "$T/p92" $((3 - n)) 30
 			stop_tracer >/dev/null
 			testing "push: kill -9 during uploads ($n of 3 arrived), then a new tracer on spool=DIR: all arrive, none twice" \
 				"$(echo $k1 $(keys "$T/p92"))" "$(echo $(got k9$$))"
-			grep -q "000000000000.push: not a dump of the spool, left alone" "$T/p92.err" && [ -e "$T/sp9/000000000000.push" ] &&
+			grep -q "900000000000.push: not a dump of the spool, left alone" "$T/p92.err" && [ -e "$T/sp9/900000000000.push" ] &&
 				pass "push: a spool file with a broken trailer is left alone, said" ||
 				fail "push: a spool file with a broken trailer is left alone" "$(grep push "$T/p92.err" | tr '\n' ' ')"
 		fi
