@@ -429,16 +429,6 @@ int push_open(char *name, size_t n, const char *why)
 	return fd;
 }
 
-/* The trailer's length as 8 hex digits and a newline */
-static void hex9(char *l, size_t n)
-{
-	int i;
-
-	for (i = 0; i < 8; i++)
-		l[i] = "0123456789abcdef"[n >> (28 - 4 * i) & 15];
-	l[8] = '\n';
-}
-
 int push_add(int fd, int err, u64 size)
 {
 	struct item *it = &pend;
@@ -465,7 +455,7 @@ int push_add(int fd, int err, u64 size)
 	    "x-amz-meta-machine:%s\nx-amz-meta-reason:%s\nx-amz-meta-tracer:%s\n",
 	    hexstr(h, d, 32), board, boot, krel, mach, r, VERSION);
 	n = strlen(t);
-	hex9(l, n);
+	*hex8(l, n) = '\n';	/* the trailer's length */
 	if (!err && (pwrite(fd, t, n, size) != (long)n || pwrite(fd, l, 9, size + n) != 9))
 		err = errno ? errno : EIO;
 	/* whole now: under its name, the next of the spool's, never over
