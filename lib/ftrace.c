@@ -64,7 +64,6 @@ static u64 lost;		/* read pages: overwritten, all CPUs */
 static int unc;			/* at least that many */
 u64 ft_est;			/* the dump's size of the copies, about */
 static int force;		/* TRACER_FTPATH: the way tests take */
-extern char **environ;
 
 struct ft_pages *ft_bp;		/* tracer -b: per CPU, its pages */
 u64 (*ft_bootwalk)(char *wrap);	/* boot.c's, set by ft_boot */
@@ -427,12 +426,11 @@ int ft_open(int ri, int cpu)
 	}
 	/* For tests only: TRACER_FTPATH=map|snap|read[:KB] takes that way,
 	 * or none, where the kernel has others (with sub-buffers of KB). */
-	for (i = 0; CFG_TESTHOOKS && !how && environ[i]; i++)
-		if (!strncmp(e = environ[i], "TRACER_FTPATH=", 14)) {
-			force = e[14] == 'm' ? MAPPED : e[14] == 's' ? SNAP : READ;
-			if ((e = strchr(e, ':')) && put("buffer_subbuf_size_kb", e + 1))
-				return -1;
-		}
+	if (CFG_TESTHOOKS && !how && (e = (char *)hook("TRACER_FTPATH"))) {
+		force = *e == 'm' ? MAPPED : *e == 's' ? SNAP : READ;
+		if ((e = strchr(e, ':')) && put("buffer_subbuf_size_kb", e + 1))
+			return -1;
+	}
 	fmt(p, sizeof(p), "per_cpu/cpu%d/%s_raw", cpu, how == SNAP ? "snapshot" : "trace_pipe");
 	if ((f->fd = open(ft_path(p), O_RDONLY | O_NONBLOCK | O_CLOEXEC)) < 0)
 		return -1;

@@ -51,6 +51,7 @@ long long readnum(const char *path);	/* or -1 */
 void dir_each(const char *dir, void (*fn)(const char *, void *), void *ctx);
 int note_build_id(const unsigned char *p, long len, u8 *id);
 u64 now_ns(void);
+const char *hook(const char *name);	/* TESTHOOKS builds only */
 u64 clock_ns(int clk);	/* CLOCK_REALTIME, CLOCK_BOOTTIME, ... */
 u64 now_us(void);
 unsigned fd_stat(int fd);	/* type and permissions; 0: no statx */

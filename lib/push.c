@@ -39,7 +39,6 @@
 #define STALL 30000000		/* us without progress: cut, sent again */
 #define BACKOFF_MAX 32		/* s between tries while the store is away */
 
-extern char **environ;
 
 char *cfg_push;
 static char *s3key, *region = "us-east-1", *spool_dir;
@@ -342,9 +341,8 @@ void push_init(void)
 
 	up.fd = -1;
 	/* For tests only: TRACER_CLOCK=-7200 is a board's clock 2 h behind */
-	for (n = 0; CFG_TESTHOOKS && environ[n]; n++)
-		if (!strncmp(environ[n], "TRACER_CLOCK=", 13))
-			off = environ[n][13] == '-' ? -(long long)xtou(environ[n] + 14, 0, 10) : (long long)xtou(environ[n] + 13, 0, 10);
+	if (CFG_TESTHOOKS && (why = hook("TRACER_CLOCK")))
+		off = *why == '-' ? -(long long)xtou(why + 1, 0, 10) : (long long)xtou(why, 0, 10);
 	if (!cfg_push) {
 		if (keys)
 			die(2, "config: s3key=, region= and spool= go with push=");

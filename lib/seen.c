@@ -67,7 +67,7 @@ static u32 hash(const void *p, size_t n, u32 h)
 	return h;
 }
 
-static u32 comm_hash(const char *comm)
+u32 comm_hash(const char *comm)
 {
 	return hash(comm, strlen(comm), 2166136261U);
 }

@@ -8,6 +8,7 @@ void seen_begin(int mode);	/* 0: a standalone dump, 1: a stream's first, 2: its 
 int seen(u32 key, u32 val);	/* whether key was described as val; it is now */
 int seen_get(u32 key, u32 *val);
 int comm_seen(u32 tid, const char *comm);
+u32 comm_hash(const char *comm);
 int map_seen(u32 pid, const void *slp, const char *name);
 void named_init(void);
 int name_bit(u32 tid, int set);	/* whether perf can name tid; set: it can now */

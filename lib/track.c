@@ -26,6 +26,7 @@
  * The processes alive at dump time are described from /proc (PROC):
  * a COMM per thread and an MMAP2 per executable map, each with the
  * build-id of its file (buildid.c). */
+#include <poll.h>
 #include <string.h>
 #include <unistd.h>
 #include "config.h"
@@ -213,7 +214,10 @@ void track_gone(void)
 			continue;
 		if (!seen_get(pre[i].tid, &v) || smode == 2)
 			comm_seen(pre[i].tid, c);
-		pd_comm(pre[i].pid, pre[i].tid, c);
+		else if (v == comm_hash(c))	/* the table's already: an exec */
+			c = 0;	/* between its rings' start and the look */
+		if (c)
+			pd_comm(pre[i].pid, pre[i].tid, c);
 		name_bit(pre[i].tid, 1);
 	}
 }
@@ -604,6 +608,7 @@ static int bix_cmp(const void *a, const void *b)
  * when /proc is looked at, after them. */
 void track_init(int n, const u64 *want)
 {
+	const char *e;
 	int i, cpu;
 
 	if (!cfg_procs)
@@ -624,6 +629,11 @@ void track_init(int n, const u64 *want)
 			track_open(i++, cpu);
 	pre = xmalloc(NPRE * sizeof(*pre));
 	named_init();
+	/* For tests only: TRACER_PRESCAN=FILE waits (30 s at most) for
+	 * FILE here, so that a test's exec falls between the two. */
+	if (CFG_TESTHOOKS && (e = hook("TRACER_PRESCAN")))
+		for (msg("test hook: waiting for %s", e); access(e, F_OK) && i < 3000; i++)
+			poll(0, 0, 10);
 	each_num("/proc", pre_proc, 0);
 }
 

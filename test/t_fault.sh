@@ -42,6 +42,24 @@ no_repeats "a 10-dump stream" "$T/f2.out" "$P"
 grep -q " sh .*sched:sched_switch" "$T/f2.out.txt" && pass "the stream still names the processes" ||
 	fail "the stream still names the processes"
 
+# --- 2b. a process that execs after tracer's tracking rings start but
+# before it looks at /proc (tracer's start races a test's, or a board's
+# boot): the table's exec COMM names it, and nothing else again. The
+# test build's TRACER_PRESCAN holds tracer between the two until a file
+# is there. ---
+if hooked; then
+	X=px$$x$RANDOM; X=${X:0:15}; cp "$T/work" "$T/$X"; rm -f "$T/pre.go" "$T/f2b.pid"
+	( wait_line "$T/f2b" "test hook: waiting" >/dev/null 2>&1 &&
+		{ "$T/$X" hold & echo $! >"$T/f2b.pid"; held $!; touch "$T/pre.go"; } ) &
+	TRACER=$HOOKED TRACER_PRESCAN=$T/pre.go start_tracer "$T/f2b" procs=4096 && {
+		dump_wait "$T/f2b" 1 >/dev/null; dump_wait "$T/f2b" 2 >/dev/null; }
+	stop_tracer >/dev/null
+	P=$(cat "$T/f2b.pid" 2>/dev/null); kill $P 2>/dev/null
+	no_repeats "a process that exec'ed as tracer started" "$T/f2b.out" "${P:-none}"
+	testing "... named by its exec's COMM, once" "1" \
+		"$(grep -c "PERF_RECORD_COMM exec: $X:$P/$P" "$T/f2b.out.txt")"
+fi
+
 # --- 3, 4. tracer -x: NUL noise, damage, many dumps, a repeated line ---
 if start_tracer "$T/f3" 'sched:sched_switch cpu-clock@99 frame=text buf=16k'; then
 	for i in 1 2 3; do sleep 0.2; dump_wait "$T/f3" $i >/dev/null; done
