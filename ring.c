@@ -129,6 +129,32 @@ void ring_grab(const struct ring *r, unsigned long head, unsigned long len, unsi
 	memcpy(dst, r->data, len - first);
 }
 
+/* A copy of a backward ring, as its bytes lie, into dst (another
+ * ring's worth), while the kernel goes on writing it: from the head
+ * to base (where a stream's last dump stopped; 0: all of it), then, up to tries times, what was written meanwhile,
+ * which lies over the copy's oldest bytes at the same offsets. The
+ * copy is the ring at the head returned; *keep bytes from it are whole
+ * and new since base. Those written during the last copy spoilt the
+ * copy's oldest, and are left out (0 if the writer went round the
+ * ring). No pause: no blind window. */
+unsigned long ring_snap(struct ring *r, unsigned long base, unsigned char *dst, unsigned long *keep, int tries)
+{
+	unsigned long h = ring_head(r), n, k;
+
+	ring_grab(r, h, base - h, dst);
+	while ((n = ring_head(r)) != h && tries--) {
+		ring_grab(r, n, h - n, dst);
+		h = n;
+	}
+	/* and what a record still in flight (reserved below the head it
+	 * published, not yet written whole: one per context that nests)
+	 * may have spoilt: 4 KiB, an eighth of a smaller ring */
+	k = h - n + (r->size < 32768 ? r->size / 8 : 4096);
+	n = k < r->size ? r->size - k : 0;
+	*keep = base - h < n ? base - h : n;
+	return h;
+}
+
 /* Copy the records of [head, head+avail) out of a backward ring of `size`
  * bytes so that they lie oldest first and end at `end`; returns where
  * they begin. The walk goes newest first and fills downward from end,

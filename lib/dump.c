@@ -530,10 +530,13 @@ struct dst {
 	char name[4096];
 };
 
-/* The blind window, per CPU: its ring is paused only while its bytes
- * are copied as they lie; the walk reads that copy afterwards. So
- * each CPU is cut at its own moment, a copy's time after the one
- * before it. Recording that SIGUSR1 turned off stays off. */
+/* Each ring is copied while recording goes on (ring_snap): no pause,
+ * no blind window. What the kernel wrote over during the copy (its
+ * oldest bytes) is left out, as if the ring had wrapped; a copy
+ * preempted so long that the writer went round the ring keeps its
+ * newest records whole all the same (a pause would lose those, not
+ * the oldest). The walk reads the copy afterwards. So each CPU is cut
+ * at its own moment, a copy's time after the one before it. */
 static void copy_rings(struct dst *d)
 {
 	struct run *rn = d->rn;
@@ -542,8 +545,7 @@ static void copy_rings(struct dst *d)
 	for (i = 0; i < (size_t)nring; i++) {
 		struct ring *r = rings + i;
 		unsigned long base = d->standalone || !stream_started ? 0 : r->prev;
-		unsigned long h0, head, avail;
-		u64 a, b;
+		unsigned long head, keep;
 
 		rn[i + 1].ring = i;
 		rn[i + 1].ft = 0;
@@ -552,42 +554,19 @@ static void copy_rings(struct dst *d)
 			rn[i + 1].p = rn[i + 1].end = cp + d->tot;
 			continue;
 		}
-		h0 = ring_head(r);
-
-		/* A first copy while recording goes on. While paused, only what
-		 * the kernel wrote since (at most the ring) is copied again, onto
-		 * the same bytes: the rest has not changed, since a backward ring
-		 * is written only at its head. */
-		ring_grab(r, h0, base - h0, scratch);
-		/* b..now: the window, less what reading the clock costs (a
-		 * syscall, which raw_syscalls:* records too): a..b */
-		a = now_ns();
-		b = now_ns();
-		b += b - a;
-		if (ring_pause(r, 1))
-			msg("cpu %d: PAUSE_OUTPUT: the copy may hold a torn record:", r->cpu);
-		head = ring_head(r);
-		avail = base - head;
-		ring_grab(r, head, h0 - head, scratch);
-		if (!rec_off && ring_pause(r, 0))
-			msg("cpu %d: resuming the ring:", r->cpu);
-		a = now_ns();
-		if (a > b && a - b > d->blind)	/* (an interrupt in a..b: less) */
-			d->blind = a - b;
+		head = ring_snap(r, base, scratch, &keep, 8);
 		d->tot += r->size;
 		rn[i + 1].end = cp + d->tot;
-		rn[i + 1].p = ring_walk(scratch, r->size, head, avail, cp + d->tot);
-		/* wrapped: more was written than the ring holds (or than it
-		 * held since the stream's last dump) */
-		d->wrap[i] = avail > r->size;
+		rn[i + 1].p = ring_walk(scratch, r->size, head, keep, cp + d->tot);
+		/* wrapped: more was written (since the stream's last dump) than
+		 * the copy holds whole */
+		d->wrap[i] = base - head > keep;
 		if (!d->standalone)
 			r->prev = head;
 	}
 	/* The ftrace instance's pages: a run per CPU too. */
 	if (CFG_FTRACE && ft_n) {
-		u64 bl = ft_grab(rec_off, d->cont, d->wrap + nring);
-
-		d->blind = bl > d->blind ? bl : d->blind;
+		d->blind = ft_grab(rec_off, d->cont, d->wrap + nring);
 		for (i = 0; i < (size_t)nring; i++)
 			rn[d->nrun++] = (struct run){ 0, (const void *)1, 0, i, 1 };
 	}

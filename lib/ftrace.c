@@ -27,9 +27,8 @@
  *
  * How a dump reads the ring, by what the kernel offers:
  * - mmap of per_cpu/cpuN/trace_pipe_raw (6.10+): a meta page, then every
- *   sub-buffer. tracing_on 0 pauses the instance, the pages are copied
- *   as they lie, tracing_on 1 resumes; the copy is ordered by the pages'
- *   timestamps. Nothing is consumed: a standalone dump holds the ring.
+ *   sub-buffer, copied as they lie while recording goes on (ft_grab),
+ *   ordered by their timestamps. Nothing is consumed.
  * - snapshot (CONFIG_TRACER_SNAPSHOT): writing 1 swaps the ring with a
  *   spare at once, recording never stops, and per_cpu/cpuN/snapshot_raw
  *   reads the frozen pages. Consumed: a dump holds what came since the
@@ -562,8 +561,7 @@ int ft_walk(struct fcpu *f, int cont)
  * it, then, behind a read barrier, the header again: a page the writer
  * started anew meanwhile (its stamp changed, its commit went back) is
  * copied again, and after 4 tries left out (commit 0). Weakly ordered
- * CPUs (ARM, RISC-V, ...) need both; the pause alone does not stop a
- * write in flight on another CPU. The copy's commit is the one loaded. */
+ * CPUs (ARM, RISC-V, ...) need both. The copy's commit: the one loaded. */
 static void pcopy(unsigned char *c, const unsigned char *l)
 {
 	u32 w, k, n = 0;
@@ -650,44 +648,79 @@ static u64 estimate(const struct fcpu *f)
 	return in ? all * out / in : 0;
 }
 
+/* Ring f's copy against its pages, for ft_grab. ALL: each page whose
+ * header changed is copied again; f->at: the copy's newest (of pages
+ * 1..n-1, the latest stamp; of one, the later in the mapping). NEXT:
+ * from there on in the ring's order, the pages the writer took anew
+ * since, up to the first it did not, again, and after each the one
+ * before it where that grew (the writer left it meanwhile): all whole
+ * but the last (f->at), the ring as it was when that was copied.
+ * CHECK: how many pages changed past the run after f->at (the writer's
+ * since): each was copied before the writer took it anew, amid newer
+ * ones (a copy preempted between them). */
+enum { CHECK, NEXT, ALL };
+
+static int resync(unsigned char *c, const unsigned char *l)	/* (if changed) */
+{
+	int ch = memcmp(c, l, ft_hsz);
+
+	if (ch)
+		pcopy(c, l);
+	return ch;
+}
+
+static u32 follow(struct fcpu *f, int mode)
+{
+	u32 i = mode == ALL ? 0 : f->at, k, n = 0, run = 1, ch;
+	size_t j = f->pg ? ((i + f->n - 3) % (f->n - 1) + 1) * (size_t)ft_sbs : 0;	/* (n >= 3) */
+	unsigned char *c, *l, *pc = f->cp + j, *pl = f->pg + j;	/* the page before */
+	u64 t, m = 0;
+
+	for (k = 0; f->pg && k < f->n - (mode != ALL); k++, i = mode == ALL ? k : i % (f->n - 1) + 1) {
+		c = f->cp + (size_t)i * ft_sbs, l = f->pg + (size_t)i * ft_sbs;
+		ch = mode == CHECK ? memcmp(c, l, ft_hsz) : resync(c, l);
+		if (mode == NEXT) {
+			if (k && !ch)
+				break;
+			resync(pc, pl);
+			f->at = i, pc = c, pl = l;
+		} else if (mode == ALL) {
+			memcpy(&t, c, 8);
+			if (i && *(u32 *)CW(c) && t >= m)	/* (a copy's commit: pcopy's) */
+				m = t, f->at = i;
+		} else if (k) {
+			run &= !!ch;
+			n += ch && !run;
+		}
+	}
+	return n;
+}
+
 /* Every CPU's pages into its copy, and each copy's walk; wrap[ri]: ring
- * ri overwrote records. Returns the blind window (ns).
- * Mapped: a first copy while recording goes on, then, paused, the pages
- * whose header changed since are copied again (a page's events up to
- * its commit stay as they are until the writer starts the page anew,
- * with a new timestamp); resumed, the copy is put in time order.
- * Snapshot: a swap, then the frozen pages are read. Else: read while
- * paused. Read pages come oldest first, as many as the kernel's ring
- * holds (nsub), and are gone from it. */
+ * ri overwrote records. Returns the blind window (ns). Mapped: follow,
+ * 8 rounds that do not settle (a copy preempted long), then one with
+ * the instance paused; the copy put in time order. Snapshot: a swap,
+ * then the frozen pages are read. Else: read while paused. Read pages
+ * come oldest first, as many as the ring holds (nsub), gone from it. */
 u64 ft_grab(int rec_off, int cont, char *wrap)
 {
 	struct fcpu *f;
-	u64 a, b;
-	int ri;
-	u32 i;
+	u64 a = 0, b = 0;
+	int ri, k = how == MAPPED ? 0 : 8, more = 1, pz = 0;
 
 	if (PREV)
 		return ft_bootwalk(wrap);
+	for (; more && k < 9; k++) {
+		if (k == 8 && (how == SNAP ? write(snap_fd, "1", 1) != 1 : (pz = 1, a = now_ns(), ft_pause(1), 0)))
+			msg("ftrace %s:", "snapshot");
+		for (more = ri = 0; ri < nring; ri++)
+			follow(f = ft_fc + ri, ALL), follow(f, NEXT), more |= follow(f, CHECK);
+	}
 	for (ri = 0; ri < nring; ri++)
-		for (f = ft_fc + ri, i = 0; f->pg && i < f->n; i++)
-			pcopy(f->cp + (size_t)i * ft_sbs, f->pg + (size_t)i * ft_sbs);
-	a = now_ns();
-	if (how == SNAP ? write(snap_fd, "1", 1) != 1 : (ft_pause(1), 0))
-		msg("ftrace %s:", "snapshot");
-	b = now_ns();
-	for (ri = 0; ri < nring; ri++) {
-		f = ft_fc + ri;
-		for (i = 0; f->pg && i < f->n; i++) {
-			unsigned char *c = f->cp + (size_t)i * ft_sbs, *l = f->pg + (size_t)i * ft_sbs;
-
-			if (memcmp(c, l, ft_hsz))
-				pcopy(c, l);
-		}
-		for (f->ncp = f->unc = 0, f->lost = 0; !f->pg && f->fd >= 0 && f->ncp < f->cap &&
+		for (f = ft_fc + ri, f->ncp = f->unc = 0, f->lost = 0; !f->pg && f->fd >= 0 && f->ncp < f->cap &&
 		     read(f->fd, f->cp + (size_t)f->ncp * ft_sbs, ft_sbs) >= ft_hsz; f->ncp++)
 			f->ord[f->ncp] = f->ncp, f->lost += missed(f, f->cp + (size_t)f->ncp * ft_sbs);
-	}
-	if (how != SNAP) {
+	if (pz) {
 		if (!rec_off)
 			ft_pause(0);
 		b = now_ns();

@@ -27,7 +27,8 @@ void ft_end(void);		/* the instance goes */
 /* A CPU's buffer, its copy, and the walk of that copy. */
 struct fcpu {
 	int fd, cpu;
-	u32 n, cap, ncp, i;		/* pages mapped (or 0), room, copied; the walk's next */
+	u32 n, cap, ncp, i, at;		/* pages mapped (or 0), room, copied; the walk's
+					   next; the copy's newest (ft_grab) */
 	unsigned char *map, *pg;	/* MAPPED: the mapping, its pages (past the meta page) */
 	size_t len;			/* the mapping's */
 	unsigned char *cp;		/* the copy */

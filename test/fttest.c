@@ -5,12 +5,23 @@
  * - a read page's RB_MISSED_EVENTS flag, with the count stored after
  *   the data (RB_MISSED_STORED), is a wrap and a count of lost events;
  * - mapped pages of one stamp come in the ring's order, from its
- *   oldest page (where the stamps go back), not the mapping's.
+ *   oldest page (where the stamps go back), not the mapping's;
+ * - ft_grab's copy of mapped pages that a writer on another thread
+ *   takes anew while they are copied (as the kernel does on another
+ *   CPU, recording on): each copied page whole, and the copy the ring
+ *   at one moment (no page from before the writer took it anew amid
+ *   those it wrote after), on two CPUs and on one (the copy preempted).
+ *   A plain copy with pauses between its pages shows that the check
+ *   sees what a copy that does not follow the writer holds.
  * Prints "PASS: ..." or "FAIL: ..." per check.
  *
  * Build: musl-gcc -static -O1 -I. -o fttest test/fttest.c lib.c zstd.c
  *        ring.c frame.c sink.c pull.c cfg.c print.c perfdata.c track.c lean.c */
+#define _GNU_SOURCE
 #include <stdio.h>
+#include <pthread.h>
+#include <sched.h>
+#include <time.h>
 #include "ftrace.c"
 
 #define ID 316
@@ -58,6 +69,145 @@ static void walk_all(struct fcpu *f, char *out, size_t n)
 		memcpy(&m, f->data + 8, 4);
 		k += snprintf(out + k, n - k, "%s%u@%llu", k ? " " : "", m, (unsigned long long)t);
 	}
+}
+
+/* ---- a writer on another thread, and ft_grab's copy ---- */
+#define NP 33		/* the reader's page, then a ring of 32 */
+static unsigned char live[NP][4096] __attribute__((aligned(4096))), copyb[NP][4096];
+static u32 ordl[NP];
+static int wrun;
+
+/* The kernel's writer: the ring's pages in turn, each taken anew (its
+ * commit 0, then a new stamp), then events that carry the page's
+ * generation, the commit stored after each (release). An event costs
+ * the kernel 100 ns or more; this one's 16 bytes take some 50 (a copy
+ * is faster still: its bytes are no event's). */
+static void *writer(void *x)
+{
+	volatile u32 spin;
+	u32 i = 1, o;
+	u64 g;
+
+	for (g = 1; __atomic_load_n(&wrun, __ATOMIC_RELAXED); g++, i = i % (NP - 1) + 1) {
+		unsigned char *pg = live[i];
+
+		__atomic_store_n((u64 *)(pg + 8), 0, __ATOMIC_RELEASE);
+		__atomic_store_n((u64 *)pg, g * 1000, __ATOMIC_RELEASE);
+		for (o = 16; o + 16 <= 4096;) {
+			o = ev(pg, o, 3, 1, (u32)g);
+			__atomic_store_n((u64 *)(pg + 8), o - 16, __ATOMIC_RELEASE);
+			for (spin = 0; spin < 100; spin++)
+				;
+		}
+	}
+	return x;
+}
+
+/* A copy's faults: a page with an event of another generation than its
+ * stamp (torn), and generations that are not one run (a page left from
+ * before the writer took it anew, amid newer ones). */
+static void judge(unsigned char (*cp)[4096], u32 *torn, u32 *gap)
+{
+	u64 lo = -1, hi = 0, t;
+	u32 i, o, m, c, n = 0, part = 0;
+
+	for (i = 1; i < NP; i++) {
+		memcpy(&t, cp[i], 8);
+		memcpy(&c, cp[i] + 8, 4);
+		if (!c)
+			continue;
+		for (o = 16; o < 16 + c; o += 16) {
+			memcpy(&m, cp[i] + o + 12, 4);
+			if (m != (u32)(t / 1000)) {
+				++*torn;
+				break;
+			}
+		}
+		lo = t < lo ? t : lo, hi = t > hi ? t : hi, n++;
+		part += c < 4096 - 16;
+	}
+	/* one run of generations, every page but the newest full (the
+	 * writer fills each) */
+	*gap += n && ((hi - lo) / 1000 + 1 != n || part > 1);
+}
+
+/* rounds of ft_grab while the writer writes, on cpus CPUs (1: both on
+ * the first, so that the copy is preempted); pauses counted from the
+ * writes of tracing_on (a pause does not stop this writer: a paused
+ * round is not judged) */
+static void grabs(int cpus, int rounds)
+{
+	struct fcpu *f = ft_fc;
+	pthread_t th;
+	cpu_set_t set;
+	char got[160], name[240], w, b[64];
+	u32 torn = 0, gap = 0, paused = 0, judged = 0, r;
+	int pfd[2];
+
+	memset(live, 0, sizeof(live));
+	memset(copyb, 0, sizeof(copyb));
+	memset(f, 0, sizeof(*f));
+	f->fd = -1, f->pg = live[0], f->cp = copyb[0], f->ord = ordl, f->n = NP;
+	how = MAPPED;
+	if (pipe(pfd))
+		return;
+	on_fd = pfd[1];
+	fcntl(pfd[0], F_SETFL, O_NONBLOCK);
+	CPU_ZERO(&set);
+	CPU_SET(0, &set);
+	if (cpus == 1)
+		sched_setaffinity(0, sizeof(set), &set);
+	wrun = 1;
+	pthread_create(&th, 0, writer, 0);
+	nanosleep(&(struct timespec){ 0, 2000000 }, 0);
+	for (r = 0; r < rounds; r++) {
+		int n = 0;
+
+		ft_grab(0, 0, &w);
+		while (read(pfd[0], b, sizeof(b)) > 0)
+			n = 1;
+		if (n) {
+			paused++;
+			continue;
+		}
+		judged++;
+		judge(copyb, &torn, &gap);
+	}
+	__atomic_store_n(&wrun, 0, __ATOMIC_RELAXED);
+	pthread_join(th, 0);
+	CPU_ZERO(&set);
+	for (r = 0; r < 64; r++)
+		CPU_SET(r, &set);
+	sched_setaffinity(0, sizeof(set), &set);
+	close(pfd[0]), close(pfd[1]), on_fd = -1;
+	snprintf(got, sizeof(got), "%u judged (%u paused), %u torn, %u not of one moment", judged, paused, torn, gap);
+	snprintf(name, sizeof(name), "ft_grab beside a writer on %s (%s)", cpus == 1 ? "one CPU" : "another CPU", got);
+	check(judged >= rounds / 2 && !torn && !gap, name, "");
+}
+
+/* The same writer against a plain copy, page by page with a pause
+ * between pages: judge() must see what such a copy holds. */
+static void plain(void)
+{
+	pthread_t th;
+	char got[120];
+	u32 torn = 0, gap = 0, r, i;
+
+	memset(live, 0, sizeof(live));
+	wrun = 1;
+	pthread_create(&th, 0, writer, 0);
+	nanosleep(&(struct timespec){ 0, 2000000 }, 0);
+	for (r = 0; r < 50; r++) {
+		for (i = 0; i < NP; i++) {
+			pcopy(copyb[i], live[i]);
+			nanosleep(&(struct timespec){ 0, 20000 }, 0);
+		}
+		judge(copyb, &torn, &gap);
+	}
+	__atomic_store_n(&wrun, 0, __ATOMIC_RELAXED);
+	pthread_join(th, 0);
+	snprintf(got, sizeof(got), "%u of 50 plain copies not of one moment, %u torn", gap, torn);
+	check(gap > 0 && !torn, "judge sees a plain copy's pages of two moments (pcopy's pages whole)", got);
 }
 
 int main(void)
@@ -114,5 +264,11 @@ int main(void)
 	order(f);
 	walk_all(f, got, sizeof(got));
 	check(!strcmp(got, "1@101 2@102 3@103 4@204"), "pages of one stamp in the ring's order", got);
+	plain();
+	if (sysconf(_SC_NPROCESSORS_ONLN) > 1)
+		grabs(2, 3000);
+	else
+		printf("SKIP: ft_grab beside a writer on another CPU: one CPU\n");
+	grabs(1, 3000);
 	return failed;
 }

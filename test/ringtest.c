@@ -5,13 +5,22 @@
  * log, never from the ring image, and compares bytes, so a walker that
  * reads the wrong place, order or length fails.
  *
+ * ring_snap() against a writer on another thread, as the kernel writes
+ * on another CPU while a dump copies: what the copy holds whole is the
+ * newest records, each as written and none missing between them, on
+ * two CPUs and on one (the copy preempted). A copy that takes the whole
+ * ring as whole shows that the check sees what the writer spoils.
+ *
  * Build: musl-gcc -static -O1 -I. -o test/ringtest test/ringtest.c ring.c
  */
+#define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <signal.h>
 #include <unistd.h>
+#include <pthread.h>
+#include <sched.h>
 #include "ring.h"
 
 #define SIZE 4096UL
@@ -213,6 +222,115 @@ static void cross_zero(const char *name, const char *wrapname, int b32)
 	bits32 = 0;
 }
 
+/* ---- ring_snap beside a writer ---- */
+#define SNAP (64UL << 10)
+static u8 upage[4096] __attribute__((aligned(4096)));
+static u8 sring[SNAP] __attribute__((aligned(4096))), scopy[SNAP], sout[SNAP];
+static int srun;
+
+/* A record of len bytes: header, its number, then bytes of both. */
+static void snap_rec(u8 *p, u64 n, u16 len)
+{
+	struct rec_hdr h = { 9, 0, len };
+	unsigned i;
+
+	memcpy(p, &h, 8);
+	memcpy(p + 8, &n, 8);
+	for (i = 16; i < len; i++)
+		p[i] = (u8)(n * 7 + i);
+}
+
+/* The kernel's writer: reserve below the head, write the record (the
+ * body may run past the ring's end), then publish the head (release).
+ * An event costs the kernel 100 ns or more; this one some 50. */
+static void *snap_writer(void *x)
+{
+	unsigned long head = 0, at, i;
+	volatile unsigned spin;
+	u8 rec[256];
+	u64 n;
+
+	for (n = 1; __atomic_load_n(&srun, __ATOMIC_RELAXED); n++) {
+		u16 len = 24 + (n * 40503 >> 7) % 28 * 8;
+
+		snap_rec(rec, n, len);
+		head -= len;
+		at = head & (SNAP - 1);
+		for (i = 0; i < len; i++)
+			sring[(at + i) & (SNAP - 1)] = rec[i];
+		__atomic_store_n((unsigned long *)(upage + PG_DATA_HEAD + (sizeof(long) == 4 && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__) * 4),
+				 head, __ATOMIC_RELEASE);
+		for (spin = 0; spin < 60; spin++)
+			;
+	}
+	return x;
+}
+
+/* The walked copy's faults: a record not as written (torn), one
+ * missing between two (gap); and how many there were. */
+static void snap_judge(const u8 *p, const u8 *end, unsigned *torn, unsigned *gap, unsigned long *recs)
+{
+	u64 n, last = 0;
+	u8 want[256];
+
+	for (; p + 16 <= end; p += ((const struct rec_hdr *)p)->size) {
+		const struct rec_hdr *h = (const void *)p;
+
+		memcpy(&n, p + 8, 8);
+		if (h->size < 24 || h->size > 256 || p + h->size > end) {
+			++*torn;
+			return;
+		}
+		snap_rec(want, n, h->size);
+		if (memcmp(p, want, h->size))
+			++*torn;
+		if (last && n != last + 1)
+			++*gap;
+		last = n, ++*recs;
+	}
+}
+
+/* rounds of ring_snap (tries 8; whole: the whole ring taken as whole,
+ * as a copy that ignored the writer would) on cpus CPUs */
+static void snaps(int cpus, int rounds, int whole)
+{
+	struct ring r = { upage, sring, SNAP, 0, -1, 0 };
+	unsigned torn = 0, gap = 0, small = 0, i;
+	unsigned long recs = 0, head, keep;
+	char name[300], why[160];
+	cpu_set_t set;
+	pthread_t th;
+
+	memset(sring, 0, sizeof(sring));
+	memset(upage, 0, sizeof(upage));
+	CPU_ZERO(&set);
+	CPU_SET(0, &set);
+	if (cpus == 1)
+		sched_setaffinity(0, sizeof(set), &set);
+	srun = 1;
+	pthread_create(&th, 0, snap_writer, 0);
+	usleep(5000);		/* round the ring a few times */
+	for (i = 0; i < rounds; i++) {
+		head = ring_snap(&r, 0, scopy, &keep, whole ? 0 : 8);
+		keep = whole ? SNAP : keep;
+		small += keep < SNAP / 2;
+		snap_judge(ring_walk(scopy, SNAP, head, keep, sout + SNAP), sout + SNAP, &torn, &gap, &recs);
+	}
+	__atomic_store_n(&srun, 0, __ATOMIC_RELAXED);
+	pthread_join(th, 0);
+	CPU_ZERO(&set);
+	for (i = 0; i < 64; i++)
+		CPU_SET(i, &set);
+	sched_setaffinity(0, sizeof(set), &set);
+	snprintf(why, sizeof(why), "%u rounds, %lu records, %u torn, %u gaps, %u kept less than half", rounds, recs, torn, gap, small);
+	snprintf(name, sizeof(name), "ring_snap beside a writer on %s%s (%s)", cpus == 1 ? "one CPU" : "another CPU",
+		 whole ? ", the copy taken whole: the check sees torn records" : "", why);
+	if (whole)
+		report(name, torn + gap ? "" : why);
+	else
+		report(name, !torn && !gap && recs > rounds * 100UL && small < rounds / 10 ? "" : why);
+}
+
 int main(void)
 {
 	unsigned long head, prev;
@@ -258,6 +376,16 @@ int main(void)
 
 	cross_zero("32-bit head crosses 0", "32-bit head near 2^32: wrap", 1);
 	cross_zero("64-bit head below 0", "64-bit head below 0: wrap", 0);
+
+	alarm(60);
+	cur = "ring_snap";
+	if (sysconf(_SC_NPROCESSORS_ONLN) > 1) {
+		snaps(2, 3000, 1);
+		snaps(2, 3000, 0);
+	} else
+		printf("SKIP: ring: ring_snap beside a writer on another CPU: one CPU\n");
+	snaps(1, 3000, 0);
+	alarm(0);
 
 	printf("%d passed, %d failed\n", passed, failed);
 	return failed != 0;

@@ -78,7 +78,8 @@ fi
 if cc_out=$(${CC:-musl-gcc} -static -O1 -I. -Ilib -o "$T/fttest" test/fttest.c lib/lib.c lib/zstd.c ring.c lib/frame.c lib/sink.c \
 	lib/pull.c lib/cfg.c lib/print.c lib/perfdata.c lib/buildid.c lib/seen.c lib/track.c lib/lean.c 2>&1); then
 	while read -r r; do
-		case $r in PASS:*) pass "fttest: ${r#PASS: }" ;; *) fail "fttest: ${r#FAIL: }" ;; esac
+		case $r in PASS:*) pass "fttest: ${r#PASS: }" ;; SKIP:*) r=${r#SKIP: }; skip "fttest: ${r%: *}" "${r##*: }" ;;
+		*) fail "fttest: ${r#FAIL: }" ;; esac
 	done < <("$T/fttest")
 else
 	fail "test/fttest.c builds" "$cc_out"

@@ -269,7 +269,15 @@ if dr:
             sink, buf, len(g), med(by), med(rec), med(pa), min(pa), max(pa), blind,
             "%s (%s)" % (f1(m), f1(mh)), "%s (%s)" % (f2(x), f2(xh)), med(wr) / 1000.0, ts))
     q("")
+    for (sink, buf), g in groups.items():
+        if sink.endswith("-load"):
+            pa = [float(r[7]) for r in g]
+            goal("blind window at buf=%s under raw_syscalls:* at full speed (%s)" % (
+                buf, "perf rings" if "perf" in sink else "ftrace engine, mapped pages"), "≤ 10 µs",
+                 "%.1f µs median, %.1f at most, of %d dumps" % (med(pa), max(pa), len(pa)), max(pa) <= 10)
     for (sink, buf), (x, pa, m, xh) in ratios.items():
+        if sink.endswith("-load"):
+            continue
         goal("blind window at buf=%s%s: per CPU, against one memcpy of its ring" % (
             buf, "" if sink == "devnull" else " (no raw_syscalls)"), "≤ 1.5 × memcpy",
              "%.2f × (%.1f µs against %.1f µs; %.2f × a hot memcpy)" % (x, pa, m, xh), x <= 1.5)
@@ -387,6 +395,26 @@ if sr:
 # ---- 5. memory ----
 mem_lines = []
 q = mem_lines.append
+ar = rows("anon.tsv")
+if ar:
+    q("## 5a. Memory: what tracer holds besides the kernel's rings\n")
+    q("Anonymous memory (the sum of smaps' Anonymous) after one dump of rings filled "
+      "with raw_syscalls:*, against the rings' total (buf= times the CPUs).\n")
+    q("| engine | buf/CPU | anonymous KiB | rings KiB | × rings |")
+    q("|---|---:|---:|---:|---:|")
+    for r in ar:
+        a, k = int(r[2]), int(r[3])
+        q("| %s | %s | %d | %d | %.2f |" % (r[0], r[1], a, k, a / float(k)))
+        goal("anonymous memory, %s engine, buf=%s" % (r[0], r[1]), "≤ 1 MiB + 1.05 × the rings",
+             "%d KiB against %d KiB of rings" % (a, k), a <= 1024 + 1.05 * k)
+    q("")
+sr = rows("star.tsv")
+if sr:
+    r = sr[0]
+    q("`tracer '*:*'`: %s events (%s), its start line after %s ms, gone %s ms after SIGINT "
+      "(its final dump included).\n" % (r[2], r[3] if len(r) > 3 else "?", r[0], r[1]))
+    goal("'*:*' starts and exits", "within 5 s each", "%s ms, %s ms" % (r[0], r[1]),
+         int(r[0]) <= 5000 and int(r[1]) <= 5000)
 mr = rows("mem.tsv")
 if mr:
     q("## 5. Memory: RSS of an idle tracer (default config)\n")

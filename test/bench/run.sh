@@ -9,9 +9,12 @@
 #      made by hand (the kernel's own cost), interleaved
 #      round by round (the machine is shared, absolute numbers are noisy)
 #   2. idle: voluntary context switches and CPU time of idle recorders
-#   3. dump: the blind window (rings paused) and the write throughput
+#   3. dump: the blind window (a ring or an instance paused), filled
+#      first and under raw_syscalls:* at full speed, and the write speed
 #   4. size: stripped static binary per arch and Kconfig variant
-#   5. memory: RSS of an idle tracer without its ring mappings
+#   5. memory: RSS of an idle tracer without its ring mappings; the
+#      anonymous memory at buf= 128k, 1m, 16m on both engines; the
+#      start and exit of '*:*'
 #
 # Prints a markdown report and writes it to test/bench/results.md. Progress
 # goes to stderr. Needs root. Knobs (environment):
@@ -353,7 +356,21 @@ fill() {
 	wait $ps
 }
 
+# load_on / load_off: close(-1) at full speed on every CPU, for dumps
+# taken under raw_syscalls:* at full speed (LOADPIDS)
+LOADPIDS=
+load_on() {
+	local c
+	for ((c = 0; c < NCPU; c++)); do
+		taskset -c $c "$CLOSELOOP" 2000000000 >/dev/null & LOADPIDS="$LOADPIDS $!"
+		bg_add $!
+	done
+}
+load_off() { [ -n "$LOADPIDS" ] && kill $LOADPIDS 2>/dev/null; wait $LOADPIDS 2>/dev/null; LOADPIDS=; }
+
 # dumps SINK BUF N TIMEOUT_TENTHS TRACER_ARGS...: N filled dumps, one line each in dump.tsv
+# (a SINK ending in -load: each taken while close(-1) runs at full
+# speed on every CPU, the rings wrapping as they are copied)
 dumps() {
 	local sink=$1 buf=$2 n=$3 to=$4 k p bytes line
 	shift 4
@@ -366,8 +383,9 @@ dumps() {
 		return
 	fi
 	bytes=$(awk -v b="$buf" 'BEGIN { n = b + 0; if (b ~ /k$/) n *= 1024; if (b ~ /m$/) n *= 1048576; print n }')
+	case $sink in *-load) load_on; sleep 1 ;; esac
 	for ((k = 1; k <= n; k++)); do
-		fill "$bytes"
+		case $sink in *-load) sleep 0.3 ;; *) fill "$bytes" ;; esac
 		kill -USR2 $p
 		if ! wait_for "$T/d.err" "dump $k (" "$to" $p; then
 			log "dump: no dump $k to $sink (buf=$buf): $(tail -2 "$T/d.err")"
@@ -377,6 +395,7 @@ dumps() {
 		echo "$line" | sed -n "s/.*: \([0-9]*\) bytes, \([0-9]*\) records, \([0-9]*\) CPUs, paused \([0-9.]*\) us, wrote in \([0-9]*\) us.*/$sink	$buf	$bytes	$k	\1	\2	\3	\4	\5/p" >>"$T/dump.tsv"
 		log "dump: $sink buf=$buf: ${line#tracer: }"
 	done
+	load_off
 	# the final dump of a slow sink would take long: a second SIGINT ends it
 	kill -INT $p 2>/dev/null
 	sleep 0.3
@@ -433,6 +452,11 @@ dump_phase() {
 		dumps devnull $b 3 300 "raw_syscalls:* buf=$b"
 		dumps devnull-perf $b 3 300 "raw_syscalls:* buf=$b engine=perf"
 	done
+	# the same, each dump taken under raw_syscalls:* at full speed
+	for b in 64k 1m 16m; do
+		dumps devnull-load $b 5 300 "raw_syscalls:* buf=$b"
+		dumps devnull-perf-load $b 5 300 "raw_syscalls:* buf=$b engine=perf"
+	done
 	# the window where tracer's own ioctls fire no tracepoint
 	dumps devnull-nosys 64k 3 300 "sched:sched_switch cpu-clock@999 buf=64k"
 	for r in 1 2; do zdumps $r; done
@@ -470,8 +494,54 @@ rss_parts() {	# PID: "rss-without-rings rss-of-rings VmRSS" in KiB
 	echo " $(awk '/^VmRSS/ { print $2 }' /proc/"$1"/status)"
 }
 
+anon_kb() { awk '/^Anonymous:/ { a += $2 } END { print a + 0 }' /proc/"$1"/smaps; }
+
+# anonymous memory after a dump of full rings (what tracer holds besides
+# the kernel's rings), against the rings' total, per engine and buf=;
+# one line each in anon.tsv: engine buf anon-KiB rings-KiB
+anon_rows() {
+	local e b p kb
+	: >"$T/anon.tsv"
+	for e in ftrace perf; do
+		for b in 128k 1m 16m; do
+			"$TRACER" -o /dev/null "raw_syscalls:* buf=$b engine=$e" >/dev/null 2>"$T/a.err" &
+			p=$!; bg_add $p
+			if wait_for "$T/a.err" recording 100 $p; then
+				kb=$(awk -v b="$b" 'BEGIN { n = b + 0; if (b ~ /m$/) n *= 1024; print n }')
+				fill $((kb * 1024))
+				kill -USR2 $p
+				wait_for "$T/a.err" "dump 1 (" 300 $p &&
+					echo "$e	$b	$(anon_kb $p)	$((kb * NCPU))" >>"$T/anon.tsv"
+			fi
+			stop $p INT
+		done
+	done
+}
+
+# '*:*': seconds to the start line, and from SIGINT to the exit (its
+# final dump included), the events it records; one line in star.tsv
+star_row() {
+	local p a b c
+	: >"$T/star.tsv"
+	a=$(date +%s%N)
+	"$TRACER" -o /dev/null '*:*' >/dev/null 2>"$T/star.err" &
+	p=$!; bg_add $p
+	if wait_for "$T/star.err" recording 600 $p; then
+		b=$(date +%s%N)
+		sleep 1
+		c=$(date +%s%N)
+		kill -INT $p
+		wait $p 2>/dev/null
+		echo "$(( (b - a) / 1000000 ))	$(( ($(date +%s%N) - c) / 1000000 ))	$(grep -o 'recording [0-9]* events' "$T/star.err" | grep -o '[0-9]*')	$(grep -o 'in ftrace instance\|perf rings' "$T/star.err" | head -1)" >>"$T/star.tsv"
+	else
+		stop $p INT
+	fi
+}
+
 mem_phase() {
 	local p
+	anon_rows
+	star_row
 	: >"$T/mem.tsv"
 	"$TRACER" >/dev/null 2>"$T/m.err" &
 	p=$!; bg_add $p
