@@ -6,6 +6,7 @@
  *   sys MS     syscalls (close(-1)) for MS milliseconds: time in the kernel
  *   sleep MS   sleep (a voluntary context switch)
  *   close N    close(100000 + i) for i in 0..N-1: numbered syscalls
+ *   pclose N   the same with 5 us of spin after each (a rate rings hold)
  *   signal     send ourselves SIGUSR1 (caught): signal_generate sig=10
  *   eat MB     allocate and touch MB megabytes (for the OOM killer)
  *   crash      dereference NULL
@@ -68,6 +69,17 @@ int main(int argc, char **argv)
 		} else if (!strcmp(argv[i], "close")) {
 			for (long k = 0; k < n; k++)
 				close(100000 + k);
+			i++;
+		} else if (!strcmp(argv[i], "pclose")) {
+			struct timespec a, b;
+
+			for (long k = 0; k < n; k++) {
+				close(100000 + k);
+				clock_gettime(CLOCK_MONOTONIC, &a);
+				do
+					clock_gettime(CLOCK_MONOTONIC, &b);
+				while ((b.tv_sec - a.tv_sec) * 1000000000L + b.tv_nsec - a.tv_nsec < 5000);
+			}
 			i++;
 		} else if (!strcmp(argv[i], "signal"))
 			kill(getpid(), SIGUSR1);

@@ -366,7 +366,7 @@ load_on() {
 		bg_add $!
 	done
 }
-load_off() { [ -n "$LOADPIDS" ] && kill $LOADPIDS 2>/dev/null; wait $LOADPIDS 2>/dev/null; LOADPIDS=; }
+load_off() { [ -z "$LOADPIDS" ] || { kill $LOADPIDS; wait $LOADPIDS; } 2>/dev/null; LOADPIDS=; }
 
 # dumps SINK BUF N TIMEOUT_TENTHS TRACER_ARGS...: N filled dumps, one line each in dump.tsv
 # (a SINK ending in -load: each taken while close(-1) runs at full
