@@ -155,29 +155,34 @@ unsigned long ring_snap(struct ring *r, unsigned long base, unsigned char *dst, 
 	return h;
 }
 
-/* Copy the records of [head, head+avail) out of a backward ring of `size`
- * bytes so that they lie oldest first and end at `end`; returns where
- * they begin. The walk goes newest first and fills downward from end,
- * so the copy is already in the order perf wants. avail is how much was written
- * since the last look (prev - head), capped at the ring size by us: when
- * the ring has wrapped, the oldest record is partly overwritten and is
- * dropped, as is anything past a zero header (never written). */
-unsigned char *ring_walk(const unsigned char *data, unsigned long size,
-			 unsigned long head, unsigned long avail, unsigned char *end)
+/* p[0, n) reversed, byte by byte (p 8-aligned, n a multiple of 8) */
+static void rev(unsigned char *p, unsigned long n)
 {
-	unsigned long mask = size - 1, off = 0;
+	uint64_t *a = (void *)p, *b = (void *)(p + n), t;
+
+	while (a < b)
+		t = __builtin_bswap64(*--b), *b = __builtin_bswap64(*a), *a++ = t;
+}
+
+/* The records of [head, head+avail) of a backward ring's copy b of
+ * `size` bytes, as it lay, made to lie oldest first up to b + size, in
+ * place (no second copy); returns where they begin. avail is how
+ * much was written since the last look (prev - head), capped at the
+ * ring size: when the ring has wrapped, the oldest record is partly
+ * overwritten and is dropped, as is anything past a zero header (never
+ * written). Rotated so that the head comes first (newest first), each
+ * record reversed, then all: oldest first. The kernel's heads, and so
+ * its records, are 8-aligned. */
+unsigned char *ring_walk(unsigned char *b, unsigned long size, unsigned long head, unsigned long avail)
+{
+	unsigned long at = head & (size - 1), off = 0, len;
 
 	if (avail > size)
 		avail = size;
-	while (off + sizeof(struct rec_hdr) <= avail) {
-		unsigned long at = (head + off) & mask;
-		const struct rec_hdr *h = (const void *)(data + at);
-		unsigned long len = h->size;
-
-		if (len < sizeof(*h) || (len & 7) || off + len > avail)
-			break;
-		off += len;
-		ring_copy(data, size, at, len, end - off);
-	}
-	return end - off;
+	rev(b, at), rev(b + at, size - at), rev(b, size);
+	while (off + sizeof(struct rec_hdr) <= avail && (len = ((struct rec_hdr *)(b + off))->size) >= sizeof(struct rec_hdr) &&
+	       !(len & 7) && off + len <= avail)
+		rev(b + off, len), off += len;
+	rev(b, size);
+	return b + size - off;
 }

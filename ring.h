@@ -136,7 +136,6 @@ unsigned long ring_head(struct ring *r);
 void ring_read(struct ring *r, void (*fn)(const struct rec_hdr *, void *), void *ctx);
 void ring_grab(const struct ring *r, unsigned long head, unsigned long len, unsigned char *dst);
 unsigned long ring_snap(struct ring *r, unsigned long base, unsigned char *dst, unsigned long *keep, int tries);
-unsigned char *ring_walk(const unsigned char *data, unsigned long size,
-			 unsigned long head, unsigned long avail, unsigned char *end);
+unsigned char *ring_walk(unsigned char *b, unsigned long size, unsigned long head, unsigned long avail);
 
 #endif

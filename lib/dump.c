@@ -29,7 +29,6 @@ int *tfds;			/* tracking rings' fds, -1 if none */
 int dumps;
 static char *offline;		/* per ring: its CPU is offline */
 static unsigned char *cp;	/* copies of all rings' records, in order */
-static unsigned char *scratch;	/* one ring's bytes as they lay, paused */
 static int regen;		/* a CPU came back: records carry new ids */
 
 /* ---- opening ---- */
@@ -554,10 +553,10 @@ static void copy_rings(struct dst *d)
 			rn[i + 1].p = rn[i + 1].end = cp + d->tot;
 			continue;
 		}
-		head = ring_snap(r, base, scratch, &keep, 8);
+		head = ring_snap(r, base, cp + d->tot, &keep, 8);
 		d->tot += r->size;
-		rn[i + 1].end = cp + d->tot;
-		rn[i + 1].p = ring_walk(scratch, r->size, head, keep, cp + d->tot);
+		rn[i + 1].end = cp + d->tot;	/* walked where it lies */
+		rn[i + 1].p = ring_walk(cp + d->tot - r->size, r->size, head, keep);
 		/* wrapped: more was written (since the stream's last dump) than
 		 * the copy holds whole */
 		d->wrap[i] = base - head > keep;
@@ -822,22 +821,23 @@ int dump_toggle(int off)
 /* Open everything, and allocate now all that a dump needs. */
 void dump_init(void)
 {
-	size_t n;
+	size_t n, per = 0;
+	int i;
 
 	if (cfg_buf >= 64 << 20)
 		msg("setting up %L MiB rings per CPU and their copies: this takes a while", (u64)cfg_buf >> 20);
 	open_all();
 	ev_ids_init();
-	/* The rings' copies, then the side-band. The rings' part is faulted
-	 * in now, not while the rings are paused. */
+	/* The rings' copies (none where every event is in ftrace's), then
+	 * the side-band. The rings' part is faulted in now, not at a dump. */
+	for (i = 0; i < nring; i++)
+		per = rings[i].base ? cfg_buf : per;
 	n = sizeof(tbuf) + (CFG_TRACK ? track_max() : 0);
 	ixmax = n / 40;		/* a side-band record is at least 40 bytes */
 	ix = xmalloc(ixmax * sizeof(*ix));
 	if (cfg_buf > ((size_t)-1 / 2 - n) / (nmax + 1))
 		die(2, "config: buf=%L on %d CPUs is more than this machine can address",
 		    (u64)cfg_buf, nmax);
-	cp = xmalloc(nmax * cfg_buf + n);
-	memset(cp, 0, nring * cfg_buf);
-	scratch = xmalloc(cfg_buf);
-	memset(scratch, 0, cfg_buf);
+	cp = xmalloc(nmax * per + n);
+	memset(cp, 0, nring * per);
 }

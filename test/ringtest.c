@@ -1,4 +1,5 @@
-/* ringtest.c - unit test of ring_walk() on crafted backward ring images.
+/* ringtest.c - unit test of ring_walk() on crafted backward ring images
+ * (each copied into a buffer, walked in place as a dump walks its copy).
  *
  * A tiny simulator writes records as the kernel does with write_backward
  * and logs what it wrote. Each check derives the expected dump from that
@@ -133,7 +134,7 @@ static void reset(unsigned long *head, unsigned long start)
 static void check(const char *name, unsigned long head, unsigned long avail,
 		  int from, int want)
 {
-	static u8 got[3 * SIZE], exp[SIZE];
+	static u8 got[3 * SIZE] __attribute__((aligned(8))), exp[SIZE];
 	unsigned long cap = avail < SIZE ? avail : SIZE;
 	u8 *end = got + 2 * SIZE, *start;
 	size_t n, m = 0, i;
@@ -159,7 +160,8 @@ static void check(const char *name, unsigned long head, unsigned long avail,
 	cur = name;
 	fflush(stdout);
 	alarm(5);
-	start = ring_walk(buf, SIZE, head, avail, end);
+	memcpy(end - SIZE, buf, SIZE);	/* a dump's copy, walked in place */
+	start = ring_walk(end - SIZE, SIZE, head, avail);
 	alarm(0);
 	n = start <= end ? (size_t)(end - start) : 0;
 	for (i = 0; i < m && i < n && start[i] == exp[i]; i++)
@@ -173,9 +175,9 @@ static void check(const char *name, unsigned long head, unsigned long avail,
 		snprintf(why, sizeof(why), "byte %zu is %#x, want %#x", i, start[i], exp[i]);
 	else
 		for (i = 0; i < sizeof(got); i++)
-			if (got[i] != 0xee && (got + i < start || got + i >= end)) {
-				snprintf(why, sizeof(why), "wrote outside its %zu bytes, at %td",
-					 n, got + i - end);
+			if (got[i] != 0xee && (got + i < end - SIZE || got + i >= end)) {
+				snprintf(why, sizeof(why), "wrote outside its ring's copy, at %td",
+					 got + i - end);
 				break;
 			}
 	report(name, why);
@@ -225,7 +227,7 @@ static void cross_zero(const char *name, const char *wrapname, int b32)
 /* ---- ring_snap beside a writer ---- */
 #define SNAP (64UL << 10)
 static u8 upage[4096] __attribute__((aligned(4096)));
-static u8 sring[SNAP] __attribute__((aligned(4096))), scopy[SNAP], sout[SNAP];
+static u8 sring[SNAP] __attribute__((aligned(4096))), scopy[SNAP] __attribute__((aligned(8)));
 static int srun;
 
 /* A record of len bytes: header, its number, then bytes of both. */
@@ -314,7 +316,7 @@ static void snaps(int cpus, int rounds, int whole)
 		head = ring_snap(&r, 0, scopy, &keep, whole ? 0 : 8);
 		keep = whole ? SNAP : keep;
 		small += keep < SNAP / 2;
-		snap_judge(ring_walk(scopy, SNAP, head, keep, sout + SNAP), sout + SNAP, &torn, &gap, &recs);
+		snap_judge(ring_walk(scopy, SNAP, head, keep), scopy + SNAP, &torn, &gap, &recs);
 	}
 	__atomic_store_n(&srun, 0, __ATOMIC_RELAXED);
 	pthread_join(th, 0);

@@ -36,7 +36,8 @@ static void t_walk(struct fz_in *in)
 		head = -head & ~7UL;
 	data = fz_ring_bytes(in, size);
 	out = xmalloc(size);
-	start = ring_walk(data, size, head, avail, out + size);
+	memcpy(out, data, size);	/* a dump's copy, walked in place */
+	start = ring_walk(out, size, head, avail);
 
 	/* What must come out: the records from head on, newest first, each
 	 * whole, 8-aligned, at least a header, within avail and the ring. */
