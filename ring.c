@@ -130,13 +130,14 @@ void ring_grab(const struct ring *r, unsigned long head, unsigned long len, unsi
 }
 
 /* A copy of a backward ring, as its bytes lie, into dst (another
- * ring's worth), while the kernel goes on writing it: from the head
- * to base (where a stream's last dump stopped; 0: all of it), then, up to tries times, what was written meanwhile,
- * which lies over the copy's oldest bytes at the same offsets. The
- * copy is the ring at the head returned; *keep bytes from it are whole
- * and new since base. Those written during the last copy spoilt the
- * copy's oldest, and are left out (0 if the writer went round the
- * ring). No pause: no blind window. */
+ * ring's worth), while the kernel goes on writing it: from the head to
+ * base (where a stream's last dump stopped; 0: all of it), then, up to
+ * tries times, what was written meanwhile, which lies over the copy's
+ * oldest bytes at the same offsets (all of it, if that is the ring or
+ * more). The copy is the ring at the head returned; *keep bytes from
+ * it are whole and new since base. Those written during the last copy
+ * spoilt the copy's oldest, and are left out (all, if the writer went
+ * round the ring). No pause: no blind window. */
 unsigned long ring_snap(struct ring *r, unsigned long base, unsigned char *dst, unsigned long *keep, int tries)
 {
 	unsigned long h = ring_head(r), n, k;

@@ -29,6 +29,8 @@ int *tfds;			/* tracking rings' fds, -1 if none */
 int dumps;
 static char *offline;		/* per ring: its CPU is offline */
 static unsigned char *cp;	/* copies of all rings' records, in order */
+static size_t cpper;		/* its bytes per ring: buf=, or 0 (no perf ring
+				   holds an event: all are in ftrace's) */
 static int regen;		/* a CPU came back: records carry new ids */
 
 /* ---- opening ---- */
@@ -304,7 +306,7 @@ int dump_hotplug(int fd)
 			/* First time online: a ring of its own, under the
 			 * header's ids of the first CPU's. */
 			late[cpu / 64] &= ~(1ULL << cpu % 64);
-			memset(cp + (size_t)nring * cfg_buf, 0, cfg_buf);
+			memset(cp + (size_t)nring * cpper, 0, cpper);
 			if (open_cpu(nring, cpu, 0))
 				continue;
 			for (k = 0; k < nev; k++)
@@ -531,11 +533,11 @@ struct dst {
 
 /* Each ring is copied while recording goes on (ring_snap): no pause,
  * no blind window. What the kernel wrote over during the copy (its
- * oldest bytes) is left out, as if the ring had wrapped; a copy
- * preempted so long that the writer went round the ring keeps its
- * newest records whole all the same (a pause would lose those, not
- * the oldest). The walk reads the copy afterwards. So each CPU is cut
- * at its own moment, a copy's time after the one before it. */
+ * oldest bytes) is left out, as if the ring had wrapped there (all of
+ * the ring, if the writer went round it during the copy's last part:
+ * a pause would lose the newest instead). The walk reads the copy
+ * in place afterwards. So each CPU is cut at its own moment, a copy's
+ * time after the one before it. */
 static void copy_rings(struct dst *d)
 {
 	struct run *rn = d->rn;
@@ -821,7 +823,7 @@ int dump_toggle(int off)
 /* Open everything, and allocate now all that a dump needs. */
 void dump_init(void)
 {
-	size_t n, per = 0;
+	size_t n;
 	int i;
 
 	if (cfg_buf >= 64 << 20)
@@ -831,13 +833,13 @@ void dump_init(void)
 	/* The rings' copies (none where every event is in ftrace's), then
 	 * the side-band. The rings' part is faulted in now, not at a dump. */
 	for (i = 0; i < nring; i++)
-		per = rings[i].base ? cfg_buf : per;
+		cpper = rings[i].base ? cfg_buf : cpper;
 	n = sizeof(tbuf) + (CFG_TRACK ? track_max() : 0);
 	ixmax = n / 40;		/* a side-band record is at least 40 bytes */
 	ix = xmalloc(ixmax * sizeof(*ix));
 	if (cfg_buf > ((size_t)-1 / 2 - n) / (nmax + 1))
 		die(2, "config: buf=%L on %d CPUs is more than this machine can address",
 		    (u64)cfg_buf, nmax);
-	cp = xmalloc(nmax * per + n);
-	memset(cp, 0, nring * per);
+	cp = xmalloc(nmax * cpper + n);
+	memset(cp, 0, nring * cpper);
 }

@@ -72,6 +72,25 @@ else
 	skip "CPU hotplug: a CPU offline at start" "cpu1 can't be taken offline here"
 fi
 
+# The same where every event is in the ftrace instance (no perf ring
+# holds one, so the dump keeps no room for them): a CPU online after
+# the start takes none either, and its records come from the instance.
+if [ -w "$CPU1" ] && [ "$(cat "$CPU1")" = 1 ] && echo 0 >"$CPU1" 2>/dev/null; then
+	CPU_OFF=1
+	if start_tracer "$T/hpft" -o "$T/hpft.data" "sched:sched_switch/prev_comm==\"${H}f\"/ buf=16m"; then
+		echo 1 >"$CPU1"; CPU_OFF=
+		wait_line "$T/hpft" "cpu 1 came online" >/dev/null
+		cp "$T/work" "$T/${H}f"
+		taskset -c 1 "$T/${H}f" sleep 10 sleep 10
+		kill -USR2 $TPID; wait_line "$T/hpft" "dump 1 (" >/dev/null
+		stop_tracer >/dev/null; rc=$?
+		n=$(perf script -i "$T/hpft.data.1" -F comm,cpu,event 2>/dev/null | grep -c "^ *${H}f \[001\] .*sched:sched_switch")
+		[ $rc = 0 ] && [ "$n" -gt 0 ] && pass "late, ftrace only, buf=16m: cpu1's sched_switch once it came online ($n), exit 0" ||
+			fail "late, ftrace only, buf=16m: cpu1's sched_switch once it came online" "exit $rc, $n; $(tail -3 "$T/hpft.err")"
+	fi
+	cpu_restore
+fi
+
 # CPUs going and coming while dumps are made: tracer neither crashes nor
 # hangs, and every dump decodes.
 if [ -w "$CPU1" ] && [ "$(cat "$CPU1")" = 1 ] && start_tracer "$T/hps" 'sched:sched_switch cpu-clock@999 buf=1m'; then
