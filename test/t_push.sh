@@ -22,7 +22,7 @@ elif [ $rc != 0 ]; then
 else
 	pass "a build with PUSH: $(wc -c <"$PB") bytes (defconfig $(wc -c <tracer)); S3 server at $S3_ENDPOINT"
 	printf '[default]\naws_access_key_id = %s\naws_secret_access_key = %s\n' "$S3_ACCESS" "$S3_SECRET" >"$T/s3key"
-	printf '[default]\naws_access_key_id = %s\naws_secret_access_key = %s\n' "$S3_ACCESS" "${S3_SECRET%?}X" >"$T/s3bad"
+	printf '[default]\naws_access_key_id = %s\naws_secret_access_key = %s\n' "$S3_ACCESS" "${S3_SECRET}X" >"$T/s3bad"
 	chmod 600 "$T/s3key" "$T/s3bad"
 	P="s3key=$T/s3key"
 	URL=$S3_ENDPOINT/$S3_BUCKET
