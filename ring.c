@@ -115,9 +115,9 @@ void ring_read(struct ring *r, void (*fn)(const struct rec_hdr *, void *), void 
 }
 
 /* Copy len bytes of a ring from head on, as they lie, to the same
- * offsets of dst (another ring's worth): at most two memcpys, for the
- * moment the ring is paused. ring_walk then reads dst as the ring. */
-void ring_grab(const struct ring *r, unsigned long head, unsigned long len, unsigned char *dst)
+ * offsets of dst (another ring's worth; at most all of it): at most two
+ * memcpys. ring_walk then reads dst as the ring. */
+static void ring_grab(const struct ring *r, unsigned long head, unsigned long len, unsigned char *dst)
 {
 	unsigned long at = head & (r->size - 1), first = r->size - at;
 

@@ -547,6 +547,7 @@ static void copy_rings(struct dst *d)
 		struct ring *r = rings + i;
 		unsigned long base = d->standalone || !stream_started ? 0 : r->prev;
 		unsigned long head, keep;
+		unsigned char *slot = cp + d->tot;	/* its copy, walked where it lies */
 
 		rn[i + 1].ring = i;
 		rn[i + 1].ft = 0;
@@ -555,10 +556,10 @@ static void copy_rings(struct dst *d)
 			rn[i + 1].p = rn[i + 1].end = cp + d->tot;
 			continue;
 		}
-		head = ring_snap(r, base, cp + d->tot, &keep, 8);
+		head = ring_snap(r, base, slot, &keep, 8);
 		d->tot += r->size;
-		rn[i + 1].end = cp + d->tot;	/* walked where it lies */
-		rn[i + 1].p = ring_walk(cp + d->tot - r->size, r->size, head, keep);
+		rn[i + 1].end = slot + r->size;
+		rn[i + 1].p = ring_walk(slot, r->size, head, keep);
 		/* wrapped: more was written (since the stream's last dump) than
 		 * the copy holds whole */
 		d->wrap[i] = base - head > keep;

@@ -710,6 +710,7 @@ u64 ft_grab(int rec_off, int cont, char *wrap)
 
 	if (PREV)
 		return ft_bootwalk(wrap);
+	/* (snapshot swaps and read pages: the last round alone) */
 	for (; more && k < 9; k++) {
 		if (k == 8 && (how == SNAP ? write(snap_fd, "1", 1) != 1 : (pz = 1, a = now_ns(), ft_pause(1), 0)))
 			msg("ftrace %s:", "snapshot");

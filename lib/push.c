@@ -39,7 +39,6 @@
 #define STALL 30000000		/* us without progress: cut, sent again */
 #define BACKOFF_MAX 32		/* s between tries while the store is away */
 
-
 char *cfg_push;
 static char *s3key, *region = "us-east-1", *spool_dir;
 static long spool_max = 8;

@@ -632,7 +632,7 @@ void track_init(int n, const u64 *want)
 	/* For tests only: TRACER_PRESCAN=FILE waits (30 s at most) for
 	 * FILE here, so that a test's exec falls between the two. */
 	if (CFG_TESTHOOKS && (e = hook("TRACER_PRESCAN")))
-		for (msg("test hook: waiting for %s", e); access(e, F_OK) && i < 3000; i++)
+		for (msg("test hook: waiting for %s", e), i = 0; access(e, F_OK) && i < 3000; i++)
 			poll(0, 0, 10);
 	each_num("/proc", pre_proc, 0);
 }
