@@ -24,12 +24,13 @@ unsigned long ring_size(unsigned long want)
 }
 
 /* Map 1 + size/page pages. Read-only is what makes a ring overwritable;
- * a forward ring is mapped writable so we can hand back data_tail. */
+ * a forward ring is mapped writable so we can hand back data_tail. fd
+ * -1: a ring of our own, in anonymous memory (ring_push's). */
 int ring_map(struct ring *r, int fd, int cpu, unsigned long size, int forward)
 {
 	long pg = getpagesize();
 	void *p = mmap(0, pg + size, PROT_READ | (forward ? PROT_WRITE : 0),
-		       MAP_SHARED, fd, 0);
+		       fd < 0 ? MAP_PRIVATE | MAP_ANONYMOUS : MAP_SHARED, fd, 0);
 
 	if (p == MAP_FAILED)
 		return -1;
@@ -112,6 +113,22 @@ void ring_read(struct ring *r, void (*fn)(const struct rec_hdr *, void *), void 
 	}
 	r->prev = tail;
 	__atomic_store_n(ring_word(r, PG_DATA_TAIL), tail, __ATOMIC_RELEASE);
+}
+
+/* Before 4.7 (no backward rings): a record of the kernel's forward
+ * ring, into a ring u of ours that lies as the kernel lays out a
+ * backward one (ring_map with fd -1): written below its head, which
+ * then moves down to it. Records are 8-aligned, so a header never
+ * straddles the end. ring_snap and ring_walk read it as any other. */
+void ring_push(const struct rec_hdr *h, void *u)
+{
+	struct ring *r = u;
+	unsigned long *w = ring_word(r, PG_DATA_HEAD), len = h->size, head = *w - len,
+		at = head & (r->size - 1), first = r->size - at < len ? r->size - at : len;
+
+	memcpy(r->data + at, h, first);
+	memcpy(r->data, (const char *)h + first, len - first);
+	*w = head;
 }
 
 /* Copy len bytes of a ring from head on, as they lie, to the same

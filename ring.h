@@ -134,6 +134,7 @@ int ring_attach(struct ring *r, int fd);
 int ring_pause(struct ring *r, int paused);
 unsigned long ring_head(struct ring *r);
 void ring_read(struct ring *r, void (*fn)(const struct rec_hdr *, void *), void *ctx);
+void ring_push(const struct rec_hdr *h, void *u);
 unsigned long ring_snap(struct ring *r, unsigned long base, unsigned char *dst, unsigned long *keep, int tries);
 unsigned char *ring_walk(unsigned char *b, unsigned long size, unsigned long head, unsigned long avail);
 

@@ -243,6 +243,8 @@ static int poll_fds(struct pollfd *p, int sfd, int hfd, int *nt)
 	for (i = 0; i < nring; i++)
 		if (tfds[i] >= 0)
 			p[n++].fd = tfds[i];
+	for (i = 0; CFG_OLDKERNEL && frings && i < nring; i++)
+		p[n++].fd = frings[i].base ? frings[i].fd : -1;
 	for (i = 0; i < n; i++)
 		p[i].events = POLLIN;
 	return n;
@@ -289,9 +291,9 @@ static void stop_gather(int sfd)
  * connection or a rate-limited request is pending. */
 static int loop(int sfd)
 {
-	struct pollfd *p = xmalloc((P_TTY + 1 + 2 * nmax) * sizeof(*p));
+	struct pollfd *p = xmalloc((P_TTY + 1 + (CFG_OLDKERNEL ? 3 : 2) * nmax) * sizeof(*p));
 	int i, nt, asked = 0, hfd = dump_hotplug_fd(), n = poll_fds(p, sfd, hfd, &nt), pwait = -1;
-	char where[80] = "", ftw[192] = "";
+	char where[80] = "", ftw[CFG_OLDKERNEL ? 320 : 192] = "";
 	u64 req_rate = 0;
 
 	if (CFG_LISTEN && cfg_listen)
@@ -300,6 +302,11 @@ static int loop(int sfd)
 	if (CFG_FTRACE && ft_n)
 		fmt(ftw, sizeof(ftw), " (%d tracepoints in ftrace instance %s, by %s; %d on perf rings)",
 		    ft_n, ft_iname, ft_how(0), nev - ft_n);
+	if (CFG_OLDKERNEL && frings) {
+		i = strlen(ftw);
+		fmt(ftw + i, sizeof(ftw) - i, " (before Linux 4.7: perf rings forward; a wake-up per %L KiB a CPU records)",
+		    (u64)cfg_buf / 4 * 3 >> 10);
+	}
 	msg("recording %d events on %d CPUs, %L KiB per CPU%s%s; pid %d: SIGUSR2 dumps, SIGINT dumps and exits%s",
 	    nev, nring, (u64)cfg_buf >> 10, CFG_LEAN && lean_noid ? " (tracepoints only: no ids)" : "", ftw, (int)getpid(), where);
 	for (;;) {
@@ -365,9 +372,11 @@ static int loop(int sfd)
 			if (c >= 0)
 				pull_serve(c, who, p, nt);
 		}
-		for (i = nt; CFG_TRACK && i < n; i++)
+		for (i = nt; (CFG_TRACK || CFG_OLDKERNEL) && i < n; i++)
 			if (p[i].revents) {
-				track_read();	/* all of them, in one batch */
+				if (CFG_TRACK)
+					track_read();	/* all of them, in one batch */
+				dump_drain();	/* (before 4.7) */
 				break;
 			}
 		if (CFG_PUSH && cfg_push)

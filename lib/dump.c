@@ -25,6 +25,8 @@
 #define TRIP_RING (8 << 10)
 
 struct ring *rings, *trings;	/* backward per CPU; tripwires' forward */
+struct ring *frings;		/* before 4.7 (OLDKERNEL): the kernel's forward
+				   rings, drained into rings, ours */
 int *tfds;			/* tracking rings' fds, -1 if none */
 int dumps;
 static char *offline;		/* per ring: its CPU is offline */
@@ -55,8 +57,15 @@ static void open_fail(struct event *e, int cpu)
 		int fd;
 
 		a.flags &= ~ATTR_WRITE_BACKWARD;
-		if ((fd = ring_event_open(&a, cpu, -1)) >= 0)
-			die(1, "this kernel has no backward ring buffers (needs Linux 4.7 or later)");
+		if ((fd = ring_event_open(&a, cpu, -1)) >= 0) {
+			if (CFG_OLDKERNEL && !frings) {	/* forward rings from now on */
+				close(fd);
+				frings = xmalloc(nmax * sizeof(*frings));
+				return;
+			}
+			die(1, CFG_OLDKERNEL ? "this kernel has no backward ring buffers (Linux 4.7)" :
+			    "this kernel has no backward ring buffers (needs Linux 4.7 or later)");
+		}
 	}
 	errno = err;
 	die(1, "%s on cpu %d: perf_event_open:", e->name, cpu);
@@ -86,6 +95,12 @@ static int open_cpu(int ri, int cpu, int again)
 		what = "perf_event_open";
 		if (CFG_LEAN && cfg_lean && !e->trip)
 			a.sample_type = lean_type(e);
+		if (CFG_OLDKERNEL && frings && !e->trip) {
+			/* before 4.7: forward, a wake-up each 3/4 of it */
+			a.flags = (a.flags & ~ATTR_WRITE_BACKWARD) | ATTR_WATERMARK;
+			a.wakeup_events = cfg_buf / 4 * 3;
+			to = frings + ri;
+		}
 		fd = ring_event_open(&a, cpu, -1);
 		if (fd < 0 && fatal && e->glob && !ri) {
 			/* one of many a glob matched: the others go on */
@@ -93,8 +108,11 @@ static int open_cpu(int ri, int cpu, int again)
 			ev_drop(i--);
 			continue;
 		}
-		if (fd < 0 && fatal)
-			open_fail(e, cpu);
+		if (fd < 0 && fatal) {
+			open_fail(e, cpu);	/* returns once: to forward rings */
+			i--;
+			continue;
+		}
 		if (fd < 0)
 			goto fail;
 		/* The filter first: an event left out here must not be the
@@ -112,7 +130,8 @@ static int open_cpu(int ri, int cpu, int again)
 			goto fail;
 		}
 		what = "mmap of its ring";
-		if (!to->base && ring_map(to, fd, cpu, e->trip ? ring_size(TRIP_RING) : cfg_buf, e->trip)) {
+		if ((!to->base && ring_map(to, fd, cpu, e->trip ? ring_size(TRIP_RING) : cfg_buf, to != r)) ||
+		    (CFG_OLDKERNEL && frings && to != tr && !r->base && ring_map(r, -1, cpu, cfg_buf, 1))) {
 			if (fatal)
 				die(1, "mmap of a %L byte ring on cpu %d:", (u64)cfg_buf, cpu);
 			goto fail;
@@ -543,6 +562,7 @@ static void copy_rings(struct dst *d)
 	struct run *rn = d->rn;
 	size_t i;
 
+	dump_drain();
 	for (i = 0; i < (size_t)nring; i++) {
 		struct ring *r = rings + i;
 		unsigned long base = d->standalone || !stream_started ? 0 : r->prev;
@@ -557,6 +577,8 @@ static void copy_rings(struct dst *d)
 			continue;
 		}
 		head = ring_snap(r, base, slot, &keep, 8);
+		if (CFG_OLDKERNEL && frings)	/* ours: no writer meanwhile */
+			keep = base - head < r->size ? base - head : r->size;
 		d->tot += r->size;
 		rn[i + 1].end = slot + r->size;
 		rn[i + 1].p = ring_walk(slot, r->size, head, keep);
@@ -804,6 +826,22 @@ void dump_keep(const struct rec_hdr *h)
 	}
 }
 
+static void drop(const struct rec_hdr *h, void *u)
+{
+}
+
+/* Before 4.7: what the kernel's forward rings hold, moved into ours
+ * (ring_push), or dropped while recording is off. On each ring's
+ * wake-up, before each dump, and at each toggle. */
+void dump_drain(void)
+{
+	int i;
+
+	for (i = 0; CFG_OLDKERNEL && frings && i < nring; i++)
+		if (frings[i].base)
+			ring_read(frings + i, rec_off ? drop : ring_push, rings + i);
+}
+
 /* Recording off (SIGUSR1) or back on (SIGCONT); returns whether that
  * changed anything. */
 int dump_toggle(int off)
@@ -812,9 +850,10 @@ int dump_toggle(int off)
 
 	if (rec_off == off)
 		return 0;
+	dump_drain();		/* before 4.7: what came until now, or not */
 	rec_off = off;
 	for (i = 0; i < nring; i++)
-		if (rings[i].base && ring_pause(rings + i, rec_off))
+		if (rings[i].base && !(CFG_OLDKERNEL && frings) && ring_pause(rings + i, rec_off))
 			msg("cpu %d: PAUSE_OUTPUT:", rings[i].cpu);
 	if (CFG_FTRACE)
 		ft_pause(rec_off);

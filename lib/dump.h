@@ -5,6 +5,7 @@
 #include "ring.h"
 
 extern struct ring *rings, *trings;	/* backward per CPU; tripwires' forward */
+extern struct ring *frings;	/* before 4.7 (OLDKERNEL): the kernel's forward ones */
 extern int *tfds;		/* tracking rings' fds, -1 if none */
 extern int dumps;		/* made so far */
 extern u32 hit_id[2];		/* pid, tid of the last tripwire hit */
@@ -15,6 +16,7 @@ void dump_init(void);
 int dump(const char *why, int pull);	/* 0, or -1: not written */
 void dump_keep(const struct rec_hdr *h);
 int dump_toggle(int off);
+void dump_drain(void);
 int dump_hotplug_fd(void);
 int dump_hotplug(int fd);
 

@@ -5,12 +5,12 @@
 #   a  tracer -o PORT_DEV     one pipe-mode stream on a dedicated port
 #   b  tracer 'frame=text'    framed text dumps on the console
 #   c  tracer | nc -l -p 9000 the stream through netcat to the host (tracepoints alone)
-#   r  (4.4) the refusal at start, alone
+#   r  (4.4) defconfig's refusal at start (the rest: an OLDKERNEL build)
 #   d  what used to break: -o on a file that exists, count=300, SIGBUS,
 #      300 short processes, cpu2 offline and back, every CPU merged (the
 #      dump files go to the host through nc, as c); then pr: tracer -p on
 #      the guest's own dumps (stream, file, framed, zstd), the text to the
-#      host beside each dump
+#      host beside each dump; pl: a dump pulled with listen= on loopback
 #   n  numbered records: wk_hot on cpu 0 closes fds 100000, 100001, ...
 #      in order, about 1.7 times what a 16 MiB ring holds, through this
 #      kernel's read path (mapped pages, snapshot swaps or consuming
@@ -218,11 +218,12 @@ fi
 
 CFG=$TRACER_CONFIG
 
-# r: a kernel tracer cannot record on (4.4: no backward ring buffers):
-# the refusal at start, with nothing written to stdout
+# r: a kernel defconfig's tracer cannot record on (4.4: no backward ring
+# buffers): the refusal at start, with nothing written to stdout (the
+# other scenarios run a build with OLDKERNEL there)
 if [ -z "${ONLY##*r*}" ]; then
 	say "r: begin"
-	/bin/tracer "$CFG" >/run/r.out 2>/run/r.err
+	/bin/tracer-def "$CFG" >/run/r.out 2>/run/r.err
 	say "r: tracer exit=$? stdout=$(wc -c </run/r.out) bytes"
 	sed "s/^/QT r err: /" /run/r.err
 fi
@@ -473,9 +474,22 @@ if [ -z "${ONLY##*d*}" ]; then
 		fi
 	done
 
+	# pl: a pulled dump: listen= on loopback, where root pulls with no
+	# key (nc's stdin stays open until the dump has come)
+	/bin/tracer -o /run/pl-fin.data "sched:sched_switch cpu-clock@99 listen=127.0.0.1:9100 buf=64k" 2>/run/pl.err &
+	tp=$!
+	if wait_for /run/pl.err "recording" 60 $tp; then
+		/bin/wk_hot spin 100
+		(usleep 2000000) | nc 127.0.0.1 9100 >/run/pl.data
+		stop_tp pl $tp >/dev/null
+	else
+		kill -9 $tp 2>/dev/null
+	fi
+	sed "s/^/QT pl err: /" /run/pl.err
+
 	# the dump files to the host: one tar through nc (the host connects
 	# when it sees "serving")
-	(cd /run && tar c d.data* d2.data* pr-*) | nc -l -p 9000 &
+	(cd /run && tar c d.data* d2.data* pr-* pl.data) | nc -l -p 9000 &
 	ncpid=$!
 	usleep 200000
 	say "d: serving $(cd /run && ls d.data* d2.data* | tr '\n' ' ')"

@@ -16,8 +16,8 @@
 # from the mirror of the machine's apt sources (test/aptsuite.sh, the
 # System.map out of the -dbg package by test/debpick.py); 4.9 and 4.4
 # (x86_64, ../shared/kernels: no modules, drivers built in). On 4.4,
-# which has no backward ring buffers, the guest checks the clean refusal
-# at start and nothing else.
+# which has no backward ring buffers, defconfig's tracer refuses at start
+# (r checks that), and every other scenario runs a build with OLDKERNEL.
 # ARCH=all (the default of make test-qemu) runs the set in GUESTS below.
 #
 # Stages (each timed): setup (apt: qemu, cpio, cross toolchain; the kernel
@@ -249,12 +249,12 @@ KERNELS=${TRACER_KERNELS:-$TOP/../shared/kernels}
 
 # where the kernel comes from: a Debian suite (SUITE), or a folder of
 # ../shared/kernels (LOCAL)
-SUITE= LOCAL=
+SUITE= LOCAL= OLDK=
 case $ARCH:$KERNEL in
 mips:6.1) LOCAL=mips-be-6.1.176 ;;
 mips:*) echo "ARCH=mips: KERNEL=6.1 only (../shared/kernels/mips-be-6.1.176)"; exit 2 ;;
 x86_64:4.9) LOCAL=x86_64-4.9.337 ;;
-x86_64:4.4) LOCAL=x86_64-4.4.178 ONLY=r ;;
+x86_64:4.4) LOCAL=x86_64-4.4.178 OLDK=1; [ -n "$ONLY_GIVEN" ] || ONLY=rabcdn ;;
 x86_64:pmsg) LOCAL=x86_64-6.1.192-pmsg ONLY=m ;;	# pstore pmsg (scenario m)
 *:5.10) SUITE=bullseye ;;
 *:6.1) SUITE=bookworm ;;
@@ -415,8 +415,9 @@ variant() {
 		fail "build: tracer with $2 for $ARCH" "$(tail -5 "$d.log")"; return 1
 	fi
 }
-# p: PERSIST; s: PUSH
+# p: PERSIST; s: PUSH; before 4.7 every scenario but r: OLDKERNEL
 [ -n "${ONLY##*p*}" ] || variant p PERSIST || finish
+[ -z "$OLDK" ] || variant o OLDKERNEL || finish
 [ -n "${ONLY##*s*}" ] || variant s PUSH || ONLY=${ONLY/s/}
 if [ -z "$CROSS" ]; then HOST_TRACER=$B/guest/tracer
 elif make -C "$B/host" tracer >"$B/host.log" 2>&1; then HOST_TRACER=$B/host/tracer
@@ -470,6 +471,8 @@ for a in $(busybox --list 2>/dev/null); do
 done
 [ -e "$ROOT/bin/sh" ] || ln -sf busybox "$ROOT/bin/sh"
 cp "$B/guest/tracer" "$ROOT/bin/tracer"
+# before 4.7: r refuses with defconfig's; the others record with OLDKERNEL
+[ -z "$OLDK" ] || { mv "$ROOT/bin/tracer" "$ROOT/bin/tracer-def"; cp "$B/guest-o/tracer" "$ROOT/bin/tracer"; }
 [ -z "${ONLY##*p*}" ] && cp "$B/guest-p/tracer" "$ROOT/bin/tracer-p"
 # s: a real S3 server on the host's loopback (test/s3.sh), which the
 # guest reaches at 10.0.2.2; its credentials in the guest's /etc/s3key
@@ -1074,7 +1077,27 @@ if [ -z "${ONLY##*d*}" ]; then
 		for x; do perf script -i "$x" -F comm,tid,cpu,time,event >>"$R/d/pr-$m.ps" 2>/dev/null; done
 		print_cols "pr: $m: the guest's tracer -p" "$R/d/pr-$m.txt" "$R/d/pr-$m.ps"
 		print_fields "pr: $m: the guest's tracer -p" "$R/d/pr-$m.txt" "$be" "$@"
+		[ $m = file ] || continue
+		# the 'sched:* ... cpu-clock@99' file in the reader matrix: the
+		# samples of wk_hot (named by its exec's COMM: its exec
+		# tracepoint may be gone, raw_syscalls:* fill 64 KiB), then
+		# every perf as the host's
+		perf script -i "$f" --symfs="$ROOT" --kallsyms="$SMAP" -F comm,pid,tid,cpu,time,event,trace,ip,sym,dso \
+			>"$f.script" 2>/dev/null
+		x=$(awk '$1 == "wk_hot" && /cpu-clock:/ && / work_hot_loop / { n++ } END { print n + 0 }' "$f.script")
+		[ "$x" -gt 0 ] && pass "pr: file: $x cpu-clock samples of wk_hot in work_hot_loop" ||
+			fail "pr: file: cpu-clock samples of wk_hot in work_hot_loop" "$(grep -m2 'wk_hot' "$f.script")"
+		readers "pr: file" "$f"
 	done
+fi
+# pl: a dump pulled in the guest (listen= on loopback, root, no key)
+if [ -z "${ONLY##*d*}" ]; then
+	f=$R/d/pl.data
+	e=$(grep -a "^QT pl err: " "$R/qt.all" | sed 's/^QT pl err: //')
+	x=$(perf script -i "$f" --symfs="$ROOT" -F comm,event,ip,sym 2>/dev/null | awk '$1 == "wk_hot" && /cpu-clock:/ && / work_hot_loop/ { n++ } END { print n + 0 }')
+	echo "$e" | grep -q "dump 1 (pulled by 127\.0\.0\.1:[0-9]*): .* to the connection" && [ "$x" -gt 0 ] &&
+		pass "pl: a pulled dump (listen=127.0.0.1:9100): perf decodes $x cpu-clock samples of wk_hot" ||
+		fail "pl: a pulled dump that perf decodes, wk_hot's samples in it" "$x samples; $(echo "$e" | grep -m2 'dump\|listen')"
 fi
 # ---------------------------------------------------------------- persist
 # p: surviving a crash, in a QEMU of its own that reboots on the guest's
