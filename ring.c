@@ -11,6 +11,21 @@ int ring_event_open(struct perf_attr *a, int cpu, int group)
 	return syscall(SYS_perf_event_open, a, -1, cpu, group, 8 /* CLOEXEC */);
 }
 
+/* Whether this CPU's PMU counts hardware event config: a PMU counts
+ * those its event ids advertise (QEMU's arm64 one counts instructions
+ * only under -icount shift=N). */
+int ring_hw(u64 config)
+{
+	static struct perf_attr a;	/* TYPE_HARDWARE */
+	int fd;
+
+	a.size = ATTR_SIZE;
+	a.config = config;
+	if ((fd = syscall(SYS_perf_event_open, &a, 0, -1, -1, 8)) >= 0)
+		close(fd);
+	return fd >= 0;
+}
+
 /* A ring's data size: at least want, and a power of two of pages (what
  * the kernel maps). Pages are 4 KiB on most boards, 16 or 64 KiB on
  * some arm64, mips and powerpc kernels. */

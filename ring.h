@@ -128,6 +128,7 @@ struct ring {
 };
 
 int ring_event_open(struct perf_attr *a, int cpu, int group);
+int ring_hw(u64 config);
 unsigned long ring_size(unsigned long want);
 int ring_map(struct ring *r, int fd, int cpu, unsigned long size, int forward);
 int ring_attach(struct ring *r, int fd);

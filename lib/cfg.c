@@ -727,12 +727,12 @@ void cfg_list(void)
 	char **v;
 	size_t i, n = 0;
 	const char *c;
-	int pmu = !access("/sys/bus/event_source/devices/cpu", F_OK) ||
-		  !access("/sys/bus/event_source/devices/armv8_pmuv3", F_OK);
+	int pmu = 0;
 
 	for (c = named; *c; c += strlen(c) + 1) {
-		if (*c >> 4 == 4 && !pmu)
+		if (*c >> 4 == 4 && !ring_hw(*c & 15))
 			continue;
+		pmu |= *c >> 4 == 4;
 		write(1, c + 1, strlen(c + 1));
 		write(1, *c >> 4 == 4 ? "\t[hardware]\n" : "\t[software]\n", 12);
 	}

@@ -51,7 +51,8 @@ static void open_fail(struct event *e, int cpu)
 		die(1, "%s: needs root or CAP_PERFMON (perf_event_paranoid=%s)", e->name, b);
 	}
 	if (e->attr.type == TYPE_HARDWARE && (err == ENOENT || err == EOPNOTSUPP))
-		die(1, "%s: no hardware PMU here; use cpu-clock", e->name);
+		die(1, ring_hw(0) ? "%s: this CPU's PMU lacks it; see tracer -l"
+			: "%s: no hardware PMU here; use cpu-clock", e->name);
 	if (err == EINVAL) {
 		struct perf_attr a = e->attr;
 		int fd;

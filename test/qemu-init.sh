@@ -17,6 +17,9 @@
 #      reads), then SIGINT; the kernel's count of what cpu 0's ring
 #      holds just before; the dump to the host through nc (as c)
 #   s  push=: a crash's dump and the final one into the host's S3 server
+#   h  (a boot of its own, "tracer_h", aarch64 under -icount) hardware
+#      counters: tracer -l, an event the PMU lacks, cycles and
+#      instructions with callchains while wk_hot spins on each CPU
 #   p  (a boot of its own, "tracer_p" on the command line, 6.12) surviving
 #      a crash: each boot writes the boot before with tracer -b (framed,
 #      on the console), records with persist=boot_map, runs wk_bootN and
@@ -213,6 +216,42 @@ if grep -q tracer_m /proc/cmdline; then
 	echo c >/proc/sysrq-trigger
 	sleep 10
 	say "m: no panic"
+	poweroff -f
+fi
+
+# h: hardware counters ("tracer_h" on the command line: aarch64 under
+# -icount shift=N, test/qemu.sh): what tracer -l lists, the word for an
+# event this PMU lacks, then H_CONFIG on the port while wk_hot spins
+# H_MS ms of its CPU time on each CPU
+if grep -q tracer_h /proc/cmdline; then
+	# an instruction takes 2^N ns of the guest's clock here: the kernel
+	# would find its sampling interrupts slow and lower the sample rate
+	echo 0 >/proc/sys/kernel/perf_cpu_time_max_percent
+	/bin/tracer -l 2>&1 | grep -v 'tracepoint]$\|software]$' | sed 's/^/QT h list: /'
+	/bin/tracer -o /run/hx.data cache-misses 2>/run/hx.err &
+	tp=$!
+	wait_exit $tp 10 || kill -INT $tp
+	wait $tp
+	say "h: cache-misses exit=$? $(cat /run/hx.err)"
+	/bin/tracer -o $PORT_DEV "$H_CONFIG" 2>/run/h.err &
+	tp=$!
+	if wait_for /run/h.err recording 60 $tp; then
+		n=$(grep -c ^processor /proc/cpuinfo) i=0 w=
+		say "h: tracer=$tp cpus=$n"
+		while [ $i -lt $n ]; do
+			taskset $((1 << i)) /bin/wk_hot spin $H_MS &
+			say "h: spin cpu=$i pid=$!"
+			w="$w $!" i=$((i + 1))
+		done
+		wait $w
+		stop_tp h $tp
+	else
+		say "h: tracer did not start"
+		kill -9 $tp 2>/dev/null
+	fi
+	say "h: perf_event_max_sample_rate $(cat /proc/sys/kernel/perf_event_max_sample_rate)"
+	sed "s/^/QT h err: /" /run/h.err
+	say "all done, uptime $(cut -d' ' -f1 /proc/uptime)"
 	poweroff -f
 fi
 

@@ -57,9 +57,16 @@
 # all since the start. Not on aarch64 and armhf 5.10 nor the 24Kc, which
 # read as their 6.1 and 24Kf guests do (ONLY=n runs it there).
 #
+# h: hardware counters (aarch64 6.1, a QEMU of its own under -icount
+# shift=2): tracer -l lists cycles and instructions and not cache-misses,
+# which tracer says this CPU's PMU lacks; 'cycles@999 instructions@999
+# stack' while wk_hot spins 1000 ms on each CPU: both on every CPU,
+# kernel callchains named, the spins' periods against their length.
+#
 # Environment: QEMU_TIMEOUT (s, default 180), TRACER_QEMU_CACHE (default
 # /var/cache/tracer-qemu), ONLY=abcdn (scenarios to run; x86_64 6.12
-# adds p, a boot of its own that panics five times, P_BOOTS=5), SMP (default 2;
+# adds p, a boot of its own that panics five times, P_BOOTS=5; aarch64 6.1
+# adds h, one under -icount shift=H_SHIFT, default 2), SMP (default 2;
 # 4 on x86_64, 8 on aarch64, 1 on MIPS), KERNEL, CPU,
 # HOSTPORT (default 9000 + arch index), TRACER_SRC (the tree whose
 # Makefile Kconfig *.c *.h lib/ are built, default this work tree),
@@ -268,6 +275,8 @@ esac
 case $ARCH:$KERNEL:$CPU in aarch64:5.10:|armhf:5.10:|mips:6.1:24Kc) [ -n "$ONLY_GIVEN" ] || ONLY=${ONLY/n/} ;; esac
 # s (push= into the host's S3 server) once per arch: its 6.1 guest (riscv64: 6.12)
 case $ARCH:$KERNEL:$CPU in *:6.1:|riscv64:6.12:) [ -n "$ONLY_GIVEN" ] || ONLY=${ONLY}s ;; esac
+# h (hardware counters, a boot of its own under -icount) on aarch64 6.1
+case $ARCH:$KERNEL in aarch64:6.1) [ -n "$ONLY_GIVEN" ] || ONLY=${ONLY}h ;; esac
 
 need_root
 # a guest of ../shared/kernels without them says SKIP before any setup:
@@ -447,6 +456,8 @@ case $NR_CLOSE in [0-9]*) ;; *) fail "build: SYS_close from $WCC's <sys/syscall.
 N_REC=68; case $ARCH in i386|armhf|mipsel|mips) N_REC=40 ;; esac
 N_CLOSES=$((16 * 1048576 / N_REC * 17 / 10))
 N_CONFIG="raw_syscalls:sys_enter/id==$NR_CLOSE/ buf=16m cpus=0 zstd"
+# h: both counters with callchains; rings that hold all of H_MS ms
+H_CONFIG="sched:sched_process_exec cycles@999 instructions@999 stack buf=2m" H_MS=1000 H_SHIFT=${H_SHIFT:-2}
 mkdir -p "$ROOT/bin"
 if $WCC -g -O1 -fno-inline -static -Wl,--build-id -o "$ROOT/bin/wk_hot" test/work.c >"$B/work.log" 2>&1; then
 	pass "build: wk_hot for $ARCH, static, with symbols and a build-id"
@@ -541,6 +552,8 @@ D1_CONFIG='$D1_CONFIG'
 D2_CONFIG='$D2_CONFIG'
 PR_CONFIG='$PR_CONFIG'
 N_CONFIG='$N_CONFIG'
+H_CONFIG='$H_CONFIG'
+H_MS=$H_MS
 N_CLOSES=$N_CLOSES
 WORK_MASK=$WORK_MASK
 SIGUSR1=$SIGUSR1
@@ -1203,6 +1216,96 @@ if [ -z "${ONLY##*m*}" ]; then
 		pass "m: tracer -x on pmsg-ramoops-0 after the reboot: $(grep -o 'dump 1: [0-9]* bytes, ok' "$R/m.x.err"); perf 6.1: $n records, the exec of /run/wk_pmsg" ||
 		fail "m: tracer -x on pmsg-ramoops-0 after the reboot, perf decodes the exec of wk_pmsg" "rc=$rc: $(cat "$R/m.x.err"); $n records; $(head -c 300 "$f.script.err")"
 	[ -s "$f" ] && readers m "$f"
+fi
+
+# --------------------------------------------------------------- hardware
+# h: hardware counters, in a QEMU of its own. QEMU's PMUv3 counts cycles
+# off its virtual clock at 1 GHz, and instructions (INST_RETIRED) only
+# under precise instruction counting (-icount shift=N, one TCG thread;
+# without it the PMU does not advertise the event and the kernel says
+# ENOENT), where each instruction moves that clock 2^N ns. Its count is
+# the machine's, not the vCPU's: each CPU's counter runs at 10^9 / 2^N a
+# second of the clock. So wk_hot's H_MS ms of CPU time on each CPU come
+# to about H_MS * 10^6 cycles and 2^N times fewer instructions there.
+if [ -z "${ONLY##*h*}" ]; then
+	stage hardware
+	TCG=single reboot_qemu h 300 tracer_h -icount "shift=$H_SHIFT"
+	grep -a '^QT h' "$R/h.log" | grep -v ' err: ' | head -20
+	e=$(grep -a '^QT h err: ' "$R/h.log" | sed 's/^QT h err: //')
+	# tracer -l: the PMU's events; an event it lacks, said so
+	l=$(sed -n 's/^QT h list: \([a-z-]*\)\t\[hardware\]$/\1/p' "$R/h.log" | tr '\n' ' ')
+	case " $l" in *" cycles "*) ;; *) l="$l(no cycles)" ;; esac
+	case " $l" in *" instructions "*) ;; *) l="$l(no instructions)" ;; esac
+	case " $l" in *" cache-misses "*) l="$l(cache-misses too)" ;; esac
+	case $l in *"("*) fail "h: tracer -l lists the PMU's cycles and instructions, not cache-misses" "$l; $(grep -a '^QT h list: ' "$R/h.log" | head -3)" ;;
+	*) pass "h: tracer -l lists the PMU's hardware events: $l(not cache-misses)" ;; esac
+	x=$(grep -a -m1 '^QT h: cache-misses exit=' "$R/h.log" | sed 's/^QT h: //')
+	case $x in "cache-misses exit=1 tracer: cache-misses: this CPU's PMU lacks it"*) pass "h: $x" ;;
+	*) fail "h: cache-misses: exit 1, this CPU's PMU lacks it" "${x:-no word}" ;; esac
+	f=$R/h.data
+	cp "$R/h.port" "$f"
+	echo "$e" | grep -q "dump 1 (exit)" && grep -aq '^QT h: tracer exit=0' "$R/h.log" &&
+		pass "h: '$H_CONFIG' recorded, dump 1 (exit), tracer exit 0 ($(wc -c <"$f") bytes)" ||
+		fail "h: '$H_CONFIG' recorded, dump 1 (exit), tracer exit 0" "qemu exit $QRC: $(echo "$e" | head -4; grep -a '^QT h' "$R/h.log" | tail -3)"
+	sym=(--symfs="$ROOT" --kallsyms="$SMAP")
+	perf script -i "$f" "${sym[@]}" -F comm,pid,tid,cpu,time,event,trace,ip,sym,dso >"$f.script" 2>"$f.script.err"; rc=$?
+	perf script -i "$f" -F comm,pid,cpu,event,period >"$f.period" 2>/dev/null
+	# per CPU and event: samples; per event: kernel frames, those named
+	# (stack: kernel callchains); per wk_hot pid and event: the sum of
+	# periods, its CPU, samples
+	awk '/^[^ \t]/ { ev = ""; for (i = 3; i <= NF; i++) if ($i ~ /^\[[0-9]+\]$/) { c = substr($i, 2) + 0; break }
+			if ($(i + 2) ~ /^(cycles|instructions):$/) { ev = $(i + 2); sub(":", "", ev); n[c " " ev]++ }
+			next }
+	     ev != "" && /\(\[kernel\.kallsyms\]\)$/ { k[ev]++; if ($2 !~ /^\[unknown\]$|^[0-9a-f]+$/) kn[ev]++ }
+	     END { for (x in n) print "n", x, n[x]; for (x in k) print "k", x, k[x], kn[x] + 0 }' "$f.script" >"$f.sum"
+	awk '$1 == "wk_hot" && $5 ~ /^(cycles|instructions):$/ { sub(":", "", $5); s[$2 " " $5] += $4; c[$2 " " $5] = $3; n[$2 " " $5]++ }
+	     END { for (x in s) print "p", x, s[x], c[x], n[x] }' "$f.period" >>"$f.sum"
+	m=$(grep -c . "$f.script")
+	if [ $rc != 0 ] || [ "$m" = 0 ]; then
+		fail "h: perf script decodes h.data" "rc=$rc: $(head -c 300 "$f.script.err")"
+	else
+		pass "h: perf script decodes h.data ($m lines)"
+		ncpu=$(sed -n 's/^QT h: tracer=[0-9]* cpus=\([0-9]*\).*/\1/p' "$R/h.log")
+		for ev in cycles instructions; do
+			s= o=1
+			for c in $(seq 0 $((${ncpu:-1} - 1))); do
+				k=$(awk -v x="$c" -v e=$ev '$1 == "n" && $2 == x && $3 == e { print $4 }' "$f.sum")
+				s="$s cpu$c ${k:-0}"; [ "${k:-0}" -gt 0 ] || o=
+			done
+			[ -n "$ncpu" ] && [ -n "$o" ] && pass "h: $ev samples on all $ncpu CPUs:$s" || fail "h: $ev samples on every CPU (${ncpu:-?})" "$s"
+			read -r k kn < <(awk -v e=$ev '$1 == "k" && $2 == e { print $3, $4 }' "$f.sum")
+			# nearly all kernel frames have a name from System.map
+			[ "${k:-0}" -gt 0 ] && [ $((kn * 10)) -ge $((k * 9)) ] &&
+				pass "h: $ev: kernel callchains decoded: $kn of $k kernel frames named ($(awk '/kallsyms\]\)$/ && $2 != "[unknown]" { print $2; exit }' "$f.script"), ...)" ||
+				fail "h: $ev: kernel callchains decoded" "${kn:-0} of ${k:-0} kernel frames named: $(grep -m3 'kallsyms' "$f.script")"
+		done
+		# each spin: its CPU, its samples (at 999 Hz about one a ms), the
+		# sum of their periods: within a factor of 3 of H_MS ms on all
+		# CPUs together, and on each at most 3 times it, at least a tenth:
+		# QEMU runs the vCPUs in turn in its one thread, and all but the
+		# first take their overflow interrupts late, an overflow beyond a
+		# period is no sample, and their sums came to 0.38 to 0.66 of
+		# the length in 10 runs (cpu 0's 0.93 to 0.98)
+		lo=$((H_MS * 1000000 / 10)) hi=$((H_MS * 1000000 * 3)) d=$((1 << H_SHIFT)) tc=0 ti=0
+		grep -a '^QT h: spin cpu=' "$R/h.log" | sed 's/^QT h: spin cpu=\([0-9]*\) pid=\([0-9]*\).*/\1 \2/' >"$f.spins"
+		[ -s "$f.spins" ] || fail "h: the spins' pids" "$(grep -a '^QT h' "$R/h.log" | tail -3)"
+		while read -r c p; do
+			read -r cy cc cn < <(awk -v p="$p" '$1 == "p" && $2 == p && $3 == "cycles" { print $4, $5, $6 }' "$f.sum")
+			read -r in ic inn < <(awk -v p="$p" '$1 == "p" && $2 == p && $3 == "instructions" { print $4, $5, $6 }' "$f.sum")
+			w="wk_hot $p on cpu $c: ${cy:-0} cycles in ${cn:-0} samples on ${cc:-?}, ${in:-0} instructions in ${inn:-0} on ${ic:-?}"
+			[ "${cc:-}" = "[$(printf %03d "$c")]" ] && [ "${ic:-}" = "$cc" ] && [ "${cn:-0}" -ge $((H_MS / 10)) ] && [ "${inn:-0}" -ge $((H_MS / 10)) ] &&
+				[ "${cy:-0}" -ge $lo ] && [ "${cy:-0}" -le $hi ] && [ "${in:-0}" -ge $((lo / d)) ] && [ "${in:-0}" -le $((hi / d)) ] &&
+				[ $((cy * 2)) -ge $((in * d)) ] && [ "$cy" -le $((in * d * 2)) ] &&
+				pass "h: $w (spin $H_MS ms: cycles $lo..$hi, instructions $((lo / d))..$((hi / d)), their ratio $d within 2x)" ||
+				fail "h: $w: want $((H_MS / 10))+ samples, cycles $lo..$hi, instructions $((lo / d))..$((hi / d)), cycles/instructions $d within 2x" "$(echo "$e" | grep -m1 'dump 1')"
+			tc=$((tc + ${cy:-0})) ti=$((ti + ${in:-0}))
+		done <"$f.spins"
+		k=$(grep -c . "$f.spins") t=$((H_MS * 1000000))
+		[ "$k" -gt 0 ] && [ $tc -ge $((k * t / 3)) ] && [ $tc -le $((k * t * 3)) ] && [ $ti -ge $((k * t / 3 / d)) ] && [ $ti -le $((k * t * 3 / d)) ] &&
+			pass "h: the $k spins of $H_MS ms together: $tc cycles, $ti instructions (within a factor of 3 of $((k * t)) and $((k * t / d)))" ||
+			fail "h: the ${k:-0} spins of $H_MS ms together: cycles within a factor of 3 of $((k * t)), instructions of $((k * t / d))" "$tc cycles, $ti instructions"
+	fi
+	readers h "$f"
 fi
 
 finish
