@@ -15,9 +15,9 @@
  *   been partly overwritten by the newest.
  * - data_head is published by the kernel after the record is written; we
  *   load it with acquire semantics, which pairs with the kernel's
- *   smp_store_release. We also pause the ring first, so the window in
- *   which a writer may still be finishing is the few instructions between
- *   its paused check and its store.
+ *   smp_store_release. No pause: ring_snap copies while the kernel
+ *   writes, and leaves out what the writing may have spoilt meanwhile
+ *   (ring.c).
  * - The kernel's data_head is an unsigned long. On a 32-bit kernel the u64
  *   in the user page holds a zero-extended 32-bit value that wraps at 2^32,
  *   and a 32-bit CPU can't load a u64 in one go anyway. So all head
@@ -27,6 +27,9 @@
  * - Record headers never straddle the end of the buffer (the kernel pads
  *   with 8-byte alignment and the size is a power of two), but a record
  *   body may wrap.
+ * - Before 4.7 (no write_backward; OLDKERNEL) the kernel's ring is a
+ *   forward one, and ring_push moves its records into a ring of ours
+ *   laid out as above, which the dump reads as it reads the kernel's.
  */
 #ifndef RING_H
 #define RING_H

@@ -6,6 +6,8 @@
 #   b  tracer 'frame=text'    framed text dumps on the console
 #   c  tracer | nc -l -p 9000 the stream through netcat to the host (tracepoints alone)
 #   r  (4.4) defconfig's refusal at start (the rest: an OLDKERNEL build)
+#   i  (4.4) tracer's wake-ups in 20 s idle: tracepoints only, the
+#      default config, the default with a spinner on each CPU
 #   d  what used to break: -o on a file that exists, count=300, SIGBUS,
 #      300 short processes, cpu2 offline and back, every CPU merged (the
 #      dump files go to the host through nc, as c); then pr: tracer -p on
@@ -265,6 +267,30 @@ if [ -z "${ONLY##*r*}" ]; then
 	/bin/tracer-def "$CFG" >/run/r.out 2>/run/r.err
 	say "r: tracer exit=$? stdout=$(wc -c </run/r.out) bytes"
 	sed "s/^/QT r err: /" /run/r.err
+fi
+
+# i: idle wake-ups (before 4.7 the perf rings are forward, and wake
+# tracer at 3/4): tracer's voluntary switches in 20 s, with tracepoints
+# only and with the default config idle, then the default while a
+# spinner runs on each of two CPUs
+if [ -z "${ONLY##*i*}" ]; then
+	vs() { awk '/^voluntary_ctxt_switches/ { print $2 }' /proc/$1/status; }
+	for m in tp def load; do
+		c=; [ $m = tp ] && c="sched:sched_switch sched:sched_wakeup sched:sched_process_exec sched:sched_process_exit signal:signal_generate"
+		/bin/tracer -o /run/i-$m.data ${c:+"$c"} 2>/run/i-$m.err &
+		tp=$!
+		if wait_for /run/i-$m.err "recording" 60 $tp; then
+			sleep 2
+			l=; [ $m = load ] && { taskset 1 /bin/wk_hot spin 21000 & l="$!"; taskset 2 /bin/wk_hot spin 21000 & l="$l $!"; }
+			a=$(vs $tp); sleep 20; b=$(vs $tp)
+			[ -n "$l" ] && wait $l
+			say "i: $m: wake-ups=$((b - a)) in 20 s"
+			stop_tp i-$m $tp >/dev/null
+		else
+			say "i: $m: tracer did not start"; kill -9 $tp 2>/dev/null
+		fi
+		sed "s/^/QT i err: /" /run/i-$m.err
+	done
 fi
 
 # a: the dedicated port (x86 and MIPS ttyS1, ppc64el spapr-vty hvc1,

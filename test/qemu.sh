@@ -261,7 +261,7 @@ case $ARCH:$KERNEL in
 mips:6.1) LOCAL=mips-be-6.1.176 ;;
 mips:*) echo "ARCH=mips: KERNEL=6.1 only (../shared/kernels/mips-be-6.1.176)"; exit 2 ;;
 x86_64:4.9) LOCAL=x86_64-4.9.337 ;;
-x86_64:4.4) LOCAL=x86_64-4.4.178 OLDK=1; [ -n "$ONLY_GIVEN" ] || ONLY=rabcdn ;;
+x86_64:4.4) LOCAL=x86_64-4.4.178 OLDK=1; [ -n "$ONLY_GIVEN" ] || ONLY=riabcdn ;;
 x86_64:pmsg) LOCAL=x86_64-6.1.192-pmsg ONLY=m ;;	# pstore pmsg (scenario m)
 *:5.10) SUITE=bullseye ;;
 *:6.1) SUITE=bookworm ;;
@@ -824,6 +824,17 @@ if [ -z "${ONLY##*r*}" ]; then
 	case "$s" in *"exit=1 stdout=0 bytes"*) echo "$e" | grep -q "needs Linux 4.7 or later" ;; *) false ;; esac &&
 		pass "r: refused at start, exit 1, nothing on stdout: $(echo "$e" | head -1)" ||
 		fail "r: refused at start with exit 1 and a reason" "${s:-no exit line}; $(echo "$e" | head -3)"
+fi
+
+if [ -z "${ONLY##*i*}" ]; then
+	echo "-- i: tracer's wake-ups while idle ($KVER)"
+	for m in tp def load; do
+		x=$(sed -n "s/^QT i: $m: wake-ups=\([0-9]*\) in 20 s.*/\1/p" "$R/qt.txt")
+		echo "wake-ups in 20 s, $m: ${x:-none said}"
+	done
+	x=$(sed -n 's/^QT i: tp: wake-ups=\([0-9]*\) .*/\1/p' "$R/qt.txt")
+	[ "$x" = 0 ] && pass "i: tracepoints only, idle: 0 wake-ups in 20 s" ||
+		fail "i: tracepoints only, idle: 0 wake-ups in 20 s" "${x:-no count}; $(grep -a -m3 '^QT i' "$R/qt.all")"
 fi
 
 if [ -z "${ONLY##*s*}" ]; then
