@@ -291,6 +291,21 @@ if [ -z "${ONLY##*i*}" ]; then
 		fi
 		sed "s/^/QT i err: /" /run/i-$m.err
 	done
+	# off and on: SIGUSR1 drops what comes (before 4.7 there is no
+	# PAUSE_OUTPUT), SIGCONT records again; o.data goes with d's files
+	cp /bin/wk_hot /run/wk_off; cp /bin/wk_hot /run/wk_on
+	/bin/tracer -o /run/o.data "cpu-clock@99 buf=64k" 2>/run/o.err &
+	tp=$!
+	if wait_for /run/o.err "recording" 60 $tp; then
+		kill -USR1 $tp; wait_for /run/o.err "recording off" 10 $tp
+		/run/wk_off spin 500
+		kill -CONT $tp; wait_for /run/o.err "recording on" 10 $tp
+		/run/wk_on spin 500
+		stop_tp o $tp >/dev/null
+	else
+		kill -9 $tp 2>/dev/null
+	fi
+	sed "s/^/QT o err: /" /run/o.err
 fi
 
 # a: the dedicated port (x86 and MIPS ttyS1, ppc64el spapr-vty hvc1,
@@ -554,7 +569,7 @@ if [ -z "${ONLY##*d*}" ]; then
 
 	# the dump files to the host: one tar through nc (the host connects
 	# when it sees "serving")
-	(cd /run && tar c d.data* d2.data* pr-* pl.data) | nc -l -p 9000 &
+	(cd /run && tar c d.data* d2.data* pr-* pl.data $(ls o.data 2>/dev/null)) | nc -l -p 9000 &
 	ncpid=$!
 	usleep 200000
 	say "d: serving $(cd /run && ls d.data* d2.data* | tr '\n' ' ')"

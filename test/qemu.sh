@@ -1123,6 +1123,13 @@ if [ -z "${ONLY##*d*}" ]; then
 		pass "pl: a pulled dump (listen=127.0.0.1:9100): perf decodes $x cpu-clock samples of wk_hot" ||
 		fail "pl: a pulled dump that perf decodes, wk_hot's samples in it" "$x samples; $(echo "$e" | grep -m2 'dump\|listen')"
 fi
+# o (with i): recording off and on, in the guest
+if [ -z "${ONLY##*i*}" ] && [ -z "${ONLY##*d*}" ]; then
+	x=$(perf script -i "$R/d/o.data" -F comm 2>/dev/null | awk '$1 == "wk_off" { f++ } $1 == "wk_on" { n++ } END { print f + 0, n + 0 }')
+	[ "${x% *}" = 0 ] && [ "${x#* }" -gt 0 ] &&
+		pass "o: SIGUSR1 off: no sample of wk_off; SIGCONT on: ${x#* } of wk_on" ||
+		fail "o: SIGUSR1 off drops wk_off's samples, SIGCONT on keeps wk_on's" "wk_off, wk_on: $x; $(grep -a -m4 '^QT o err' "$R/qt.all")"
+fi
 # ---------------------------------------------------------------- persist
 # p: surviving a crash, in a QEMU of its own that reboots on the guest's
 # panic (no -no-reboot) and keeps its RAM: the persistent instance
