@@ -37,6 +37,22 @@ static int regen;		/* a CPU came back: records carry new ids */
 
 /* ---- opening ---- */
 
+/* An event refused (err) with write_backward and taken without: a
+ * kernel before 4.7. (Only OLDKERNEL goes on, and needs the fd no
+ * more.) */
+static inline int backless(struct event *e, int cpu, int err)
+{
+	struct perf_attr a = e->attr;
+	int fd;
+
+	a.flags &= ~ATTR_WRITE_BACKWARD;
+	if (err != EINVAL || (fd = ring_event_open(&a, cpu, -1)) < 0)
+		return 0;
+	if (CFG_OLDKERNEL)
+		close(fd);
+	return 1;
+}
+
 static void open_fail(struct event *e, int cpu)
 {
 	int err = errno;
@@ -53,21 +69,8 @@ static void open_fail(struct event *e, int cpu)
 	if (e->attr.type == TYPE_HARDWARE && (err == ENOENT || err == EOPNOTSUPP))
 		die(1, ring_hw(0) ? "%s: this CPU's PMU lacks it; see tracer -l"
 			: "%s: no hardware PMU here; use cpu-clock", e->name);
-	if (err == EINVAL) {
-		struct perf_attr a = e->attr;
-		int fd;
-
-		a.flags &= ~ATTR_WRITE_BACKWARD;
-		if ((fd = ring_event_open(&a, cpu, -1)) >= 0) {
-			if (CFG_OLDKERNEL && !frings) {	/* forward rings from now on */
-				close(fd);
-				frings = xmalloc(nmax * sizeof(*frings));
-				return;
-			}
-			die(1, CFG_OLDKERNEL ? "this kernel has no backward ring buffers (Linux 4.7)" :
-			    "this kernel has no backward ring buffers (needs Linux 4.7 or later)");
-		}
-	}
+	if (backless(e, cpu, err))
+		die(1, "this kernel has no backward ring buffers (needs Linux 4.7 or later)");
 	errno = err;
 	die(1, "%s on cpu %d: perf_event_open:", e->name, cpu);
 }
@@ -103,17 +106,19 @@ static int open_cpu(int ri, int cpu, int again)
 			to = frings + ri;
 		}
 		fd = ring_event_open(&a, cpu, -1);
+		if (CFG_OLDKERNEL && fd < 0 && !frings && backless(e, cpu, errno)) {
+			frings = xmalloc(nmax * sizeof(*frings));	/* forward from now on */
+			i--;
+			continue;
+		}
 		if (fd < 0 && fatal && e->glob && !ri) {
 			/* one of many a glob matched: the others go on */
 			msg("%s: left out, the kernel refuses it: perf_event_open:", e->name);
 			ev_drop(i--);
 			continue;
 		}
-		if (fd < 0 && fatal) {
-			open_fail(e, cpu);	/* returns once: to forward rings */
-			i--;
-			continue;
-		}
+		if (fd < 0 && fatal)
+			open_fail(e, cpu);
 		if (fd < 0)
 			goto fail;
 		/* The filter first: an event left out here must not be the
