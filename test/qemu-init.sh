@@ -306,6 +306,16 @@ if [ -z "${ONLY##*i*}" ]; then
 		kill -9 $tp 2>/dev/null
 	fi
 	sed "s/^/QT o err: /" /run/o.err
+	# a glob's tracepoints on perf rings (engine=perf), forward too
+	/bin/tracer -o /run/g.data "sched:sched_process_* engine=perf buf=64k" 2>/run/g.err &
+	tp=$!
+	if wait_for /run/g.err "recording" 60 $tp; then
+		/bin/wk_hot spin 10
+		stop_tp g $tp >/dev/null
+	else
+		kill -9 $tp 2>/dev/null
+	fi
+	sed "s/^/QT g err: /" /run/g.err
 fi
 
 # a: the dedicated port (x86 and MIPS ttyS1, ppc64el spapr-vty hvc1,
@@ -569,7 +579,7 @@ if [ -z "${ONLY##*d*}" ]; then
 
 	# the dump files to the host: one tar through nc (the host connects
 	# when it sees "serving")
-	(cd /run && tar c d.data* d2.data* pr-* pl.data $(ls o.data 2>/dev/null)) | nc -l -p 9000 &
+	(cd /run && tar c d.data* d2.data* pr-* pl.data $(ls o.data g.data 2>/dev/null)) | nc -l -p 9000 &
 	ncpid=$!
 	usleep 200000
 	say "d: serving $(cd /run && ls d.data* d2.data* | tr '\n' ' ')"

@@ -1129,6 +1129,9 @@ if [ -z "${ONLY##*i*}" ] && [ -z "${ONLY##*d*}" ]; then
 	[ "${x% *}" = 0 ] && [ "${x#* }" -gt 0 ] &&
 		pass "o: SIGUSR1 off: no sample of wk_off; SIGCONT on: ${x#* } of wk_on" ||
 		fail "o: SIGUSR1 off drops wk_off's samples, SIGCONT on keeps wk_on's" "wk_off, wk_on: $x; $(grep -a -m4 '^QT o err' "$R/qt.all")"
+	x=$(perf script -i "$R/d/g.data" -F comm,event,trace 2>/dev/null | grep -c 'sched:sched_process_exec: filename=/bin/wk_hot ')
+	[ "$x" = 1 ] && pass "g: 'sched:sched_process_* engine=perf': wk_hot's exec, on a forward perf ring" ||
+		fail "g: 'sched:sched_process_* engine=perf' records wk_hot's exec" "$x execs; $(grep -a -m4 '^QT g err' "$R/qt.all")"
 fi
 # ---------------------------------------------------------------- persist
 # p: surviving a crash, in a QEMU of its own that reboots on the guest's
