@@ -12,6 +12,9 @@
  * two CPUs and on one (the copy preempted). A copy that takes the whole
  * ring as whole shows that the check sees what the writer spoils.
  *
+ * ring_push (OLDKERNEL): records of a simulated forward ring, drained
+ * in batches into a ring of our own, walk out as a backward ring's.
+ *
  * Build: musl-gcc -static -O1 -I. -o test/ringtest test/ringtest.c ring.c
  */
 #define _GNU_SOURCE
@@ -22,6 +25,7 @@
 #include <unistd.h>
 #include <pthread.h>
 #include <sched.h>
+#include <sys/mman.h>
 #include "ring.h"
 
 #define SIZE 4096UL
@@ -333,6 +337,50 @@ static void snaps(int cpus, int rounds, int whole)
 		report(name, !torn && !gap && recs > rounds * 100UL && small < rounds / 10 ? "" : why);
 }
 
+/* ring_push (before 4.7): records written into a forward ring, as the
+ * kernel writes it, read out in batches (ring_read) into a ring of ours
+ * (ring_map with fd -1) must lie there as the kernel's backward ring
+ * would: check() walks a copy of it against the log. */
+static u8 fwd[4096 + SIZE] __attribute__((aligned(4096)));
+
+static void pushes(const char *name, unsigned long bytes, unsigned max, int want)
+{
+	struct ring f = { fwd, fwd + 4096, SIZE, 0, -1, 0 }, u;
+	unsigned long fhead = 0, uhead = 0;
+	static u8 rec[65536];
+	struct wrote *w;
+	u16 len;
+	unsigned long i, done = 0;
+
+	memset(fwd, 0, sizeof(fwd));
+	nlog = 0;
+	if (ring_map(&u, -1, 0, SIZE, 1))
+		return report(name, "setup: ring_map of an anonymous ring failed");
+	while (done < bytes && nlog < (int)(sizeof(wlog) / sizeof(*wlog))) {
+		seed = seed * 1103515245 + 12345;
+		len = max ? 8 + (seed >> 16) % (max / 8) * 8 : 8 + nlog % 5 * 16;
+		if (fhead + len - f.prev > SIZE / 2) {	/* the watermark's wake-up */
+			*(volatile u64 *)(fwd + PG_DATA_HEAD) = fhead;
+			ring_read(&f, ring_push, &u);
+		}
+		uhead -= len;
+		w = wlog + nlog++;
+		*w = (struct wrote){ uhead, 1 + nlog % 11, len, (u8)(nlog * 29) };
+		put_rec(rec, w);
+		for (i = 0; i < len; i++)	/* forward: upward from the head */
+			f.data[(fhead + i) & MASK] = rec[i];
+		fhead += len;
+		done += len;
+	}
+	*(volatile u64 *)(fwd + PG_DATA_HEAD) = fhead;	/* the dump's drain */
+	ring_read(&f, ring_push, &u);
+	if (*(volatile u64 *)(fwd + PG_DATA_TAIL) != (u64)fhead)
+		return report(name, "ring_read did not hand the kernel its space back");
+	memcpy(buf, u.data, SIZE);
+	check(name, ring_head(&u), bytes >= SIZE ? SIZE : 0 - ring_head(&u), 0, want);
+	munmap(u.base, getpagesize() + SIZE);
+}
+
 int main(void)
 {
 	unsigned long head, prev;
@@ -378,6 +426,9 @@ int main(void)
 
 	cross_zero("32-bit head crosses 0", "32-bit head near 2^32: wrap", 1);
 	cross_zero("64-bit head below 0", "64-bit head below 0: wrap", 0);
+
+	pushes("ring_push: five records, one drain", 200, 0, 5);
+	pushes("ring_push: 5 rings' worth, drained at half: wrap", 5 * SIZE + 100, 400, -1);
 
 	alarm(60);
 	cur = "ring_snap";
