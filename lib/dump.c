@@ -250,6 +250,9 @@ static void open_all(void)
 		if (CFG_TRIPWIRE && evs[i].trip)
 			evs[i].cnt = xmalloc(nmax * sizeof(u64));
 	}
+	/* forward rings on any kernel, for the tests of every arch */
+	if (CFG_OLDKERNEL && CFG_TESTHOOKS && hook("TRACER_FORWARD"))
+		frings = xmalloc(nmax * sizeof(*frings));
 	for (cpu = 0; cpu < 1024; cpu++)
 		if (want[cpu / 64] >> cpu % 64 & 1)
 			open_cpu(nring++, cpu, 0);

@@ -166,14 +166,15 @@ copy_src() {
 }
 
 # hooked: $HOOKED, a binary of defconfig with Kconfig TESTHOOKS on (its
-# test-only switches), built once per run
+# test-only switches) and OLDKERNEL (TRACER_FORWARD=1: forward rings, as
+# before 4.7), built once per run
 HOOKED=
 hooked() {
 	HOOKED=$T/kc-hooks/tracer
 	[ -x "$HOOKED" ] && return
 	rm -rf "$T/kc-hooks"; copy_src "$T/kc-hooks"
 	make -s -C "$T/kc-hooks" defconfig >/dev/null 2>&1
-	sed -i 's/^# CONFIG_TESTHOOKS is not set/CONFIG_TESTHOOKS=y/' "$T/kc-hooks/.config"
+	sed -i 's/^# CONFIG_TESTHOOKS is not set/CONFIG_TESTHOOKS=y/; s/^# CONFIG_OLDKERNEL is not set/CONFIG_OLDKERNEL=y/' "$T/kc-hooks/.config"
 	make -s -C "$T/kc-hooks" tracer >"$T/kc-hooks.log" 2>&1
 }
 

@@ -577,9 +577,26 @@ if [ -z "${ONLY##*d*}" ]; then
 	fi
 	sed "s/^/QT pl err: /" /run/pl.err
 
+	# fw: forward perf rings (a build with OLDKERNEL, forced on any
+	# kernel by TRACER_FORWARD): two dumps, each after a spin
+	if [ -x /bin/tracer-f ]; then
+		TRACER_FORWARD=1 /bin/tracer-f -o /run/fw.data "sched:sched_process_exec cpu-clock@99 engine=perf buf=64k" 2>/run/fw.err &
+		tp=$!
+		if wait_for /run/fw.err "recording" 60 $tp; then
+			/bin/wk_hot spin 300
+			kill -USR2 $tp
+			wait_for /run/fw.err "dump 1 (" $DUMP_WAIT $tp
+			/bin/wk_hot spin 300
+			stop_tp fw $tp >/dev/null
+		else
+			kill -9 $tp 2>/dev/null
+		fi
+		sed "s/^/QT fw err: /" /run/fw.err
+	fi
+
 	# the dump files to the host: one tar through nc (the host connects
 	# when it sees "serving")
-	(cd /run && tar c d.data* d2.data* pr-* pl.data $(ls o.data g.data 2>/dev/null)) | nc -l -p 9000 &
+	(cd /run && tar c d.data* d2.data* pr-* pl.data $(ls o.data g.data fw.data* 2>/dev/null)) | nc -l -p 9000 &
 	ncpid=$!
 	usleep 200000
 	say "d: serving $(cd /run && ls d.data* d2.data* | tr '\n' ' ')"

@@ -412,21 +412,23 @@ if make -C "$B/guest" CROSS_COMPILE="$CROSS" tracer >"$B/guest.log" 2>&1; then
 else
 	fail "build: tracer for $ARCH" "$(tail -5 "$B/guest.log")"; finish
 fi
-# variant TAG SYM: $B/guest-TAG/tracer, the guest's with Kconfig SYM on
-# (off in defconfig); 1 if it does not build (said)
+# variant TAG 'SYM...': $B/guest-TAG/tracer, the guest's with Kconfig
+# SYMs on (off in defconfig); 1 if it does not build (said)
 variant() {
-	local d=$B/guest-$1
+	local d=$B/guest-$1 y
 	mkdir -p "$d"; cp -r "$B/guest/"{Makefile,Kconfig,*.c,*.h,lib} "$d/"; rm -f "$d/lib/config.h"
-	if make -C "$d" defconfig >"$d.log" 2>&1 && sed -i "s/^# CONFIG_$2 is not set/CONFIG_$2=y/" "$d/.config" &&
+	if make -C "$d" defconfig >"$d.log" 2>&1 && sed -i "$(for y in $2; do printf 's/^# CONFIG_%s is not set/CONFIG_%s=y/;' $y $y; done)" "$d/.config" &&
 		make -C "$d" CROSS_COMPILE="$CROSS" tracer >>"$d.log" 2>&1; then
-		pass "build: tracer with $2 for $ARCH ($(wc -c <"$d/tracer") bytes)"
+		pass "build: tracer with ${2// / and } for $ARCH ($(wc -c <"$d/tracer") bytes)"
 	else
-		fail "build: tracer with $2 for $ARCH" "$(tail -5 "$d.log")"; return 1
+		fail "build: tracer with ${2// / and } for $ARCH" "$(tail -5 "$d.log")"; return 1
 	fi
 }
 # p: PERSIST; s: PUSH; before 4.7 every scenario but r: OLDKERNEL
 [ -n "${ONLY##*p*}" ] || variant p PERSIST || finish
 [ -z "$OLDK" ] || variant o OLDKERNEL || finish
+# d's fw on every guest: forward perf rings, forced by a test hook
+[ -n "${ONLY##*d*}" ] || variant f "OLDKERNEL TESTHOOKS" || finish
 [ -n "${ONLY##*s*}" ] || variant s PUSH || ONLY=${ONLY/s/}
 if [ -z "$CROSS" ]; then HOST_TRACER=$B/guest/tracer
 elif make -C "$B/host" tracer >"$B/host.log" 2>&1; then HOST_TRACER=$B/host/tracer
@@ -484,6 +486,7 @@ done
 cp "$B/guest/tracer" "$ROOT/bin/tracer"
 # before 4.7: r refuses with defconfig's; the others record with OLDKERNEL
 [ -z "$OLDK" ] || { mv "$ROOT/bin/tracer" "$ROOT/bin/tracer-def"; cp "$B/guest-o/tracer" "$ROOT/bin/tracer"; }
+[ -n "${ONLY##*d*}" ] || cp "$B/guest-f/tracer" "$ROOT/bin/tracer-f"
 [ -z "${ONLY##*p*}" ] && cp "$B/guest-p/tracer" "$ROOT/bin/tracer-p"
 # s: a real S3 server on the host's loopback (test/s3.sh), which the
 # guest reaches at 10.0.2.2; its credentials in the guest's /etc/s3key
@@ -1122,6 +1125,19 @@ if [ -z "${ONLY##*d*}" ]; then
 	echo "$e" | grep -q "dump 1 (pulled by 127\.0\.0\.1:[0-9]*): .* to the connection" && [ "$x" -gt 0 ] &&
 		pass "pl: a pulled dump (listen=127.0.0.1:9100): perf decodes $x cpu-clock samples of wk_hot" ||
 		fail "pl: a pulled dump that perf decodes, wk_hot's samples in it" "$x samples; $(echo "$e" | grep -m2 'dump\|listen')"
+fi
+# fw: forward perf rings (OLDKERNEL, TRACER_FORWARD=1) on this arch's
+# word size, byte order and pages: both dumps hold wk_hot's exec and its
+# samples, named
+if [ -z "${ONLY##*d*}" ]; then
+	e=$(grep -a "^QT fw err: " "$R/qt.all" | sed 's/^QT fw err: //')
+	for f in "$R/d/fw.data" "$R/d/fw.data.1"; do
+		x=$(perf script -i "$f" --symfs="$ROOT" -F comm,event,trace,ip,sym 2>/dev/null |
+			awk '/sched:sched_process_exec: filename=\/bin\/wk_hot / { e++ } $1 == "wk_hot" && /cpu-clock:/ && / work_hot_loop/ { n++ } END { print e + 0, n + 0 }')
+		echo "$e" | grep -q "perf rings forward" && [ "${x% *}" -ge 1 ] && [ "${x#* }" -ge 10 ] &&
+			pass "fw: $(basename "$f"): forward perf rings drained into tracer's own: wk_hot's exec, ${x#* } samples in work_hot_loop" ||
+			fail "fw: $(basename "$f"): forward perf rings: wk_hot's exec and samples" "exec, samples: $x; $(echo "$e" | head -3)"
+	done
 fi
 # o (with i): recording off and on, in the guest
 if [ -z "${ONLY##*i*}" ] && [ -z "${ONLY##*d*}" ]; then

@@ -93,11 +93,20 @@ fi
 # --- no blind window: a stream of dumps taken while a workload makes
 # numbered syscalls holds every one, entry then exit, across all dumps
 # (a ring or an instance paused for a copy drops what comes meanwhile)
-# on both engines. Its own syscalls, at a rate the rings hold between
-# dumps (each dump line says so) ---
+# on both engines, and on forward perf rings drained into tracer's own
+# (OLDKERNEL, as before 4.7; forced here by TRACER_FORWARD). Its own
+# syscalls, at a rate the rings hold between dumps (each dump line says
+# so) ---
 W=bw$$x$RANDOM; W=${W:0:15}; cp "$T/work" "$T/$W"
-for eng in ftrace perf; do
-	start_tracer "$T/bw$eng" "raw_syscalls:*/comm==\"$W\"/ buf=8m engine=$eng" || continue
+hooked
+for eng in ftrace perf forward; do
+	if [ $eng = forward ]; then
+		[ -x "$HOOKED" ] || { fail "a build with OLDKERNEL and TESTHOOKS" "$(tail -3 "$T/kc-hooks.log")"; continue; }
+		TRACER=$HOOKED TRACER_FORWARD=1 start_tracer "$T/bw$eng" "raw_syscalls:*/comm==\"$W\"/ buf=8m engine=perf" || continue
+		grep -q "perf rings forward" "$T/bw$eng.err" || fail "TRACER_FORWARD=1: the start line says forward rings" "$(cat "$T/bw$eng.err")"
+	else
+		start_tracer "$T/bw$eng" "raw_syscalls:*/comm==\"$W\"/ buf=8m engine=$eng" || continue
+	fi
 	"$T/$W" pclose 200000 & P=$!
 	i=0
 	while kill -0 $P 2>/dev/null && [ $i -lt 40 ]; do i=$((i + 1)); sleep 0.1; dump_wait "$T/bw$eng" $i >/dev/null; done
