@@ -268,7 +268,7 @@ int ft_persistent(void)
 
 /* The instance's settings: file, then value ("" for the CPUs, then the
  * size). */
-static const char set[] = "tracing_on\0" "0\0" "trace_clock\0" "perf\0" "options/overwrite\0" "1\0"
+static const char set[] = "tracing_on\0" "0\0" "trace_clock\0" "perf\0" "trace_options\0" "overwrite\0"
 			  "tracing_cpumask\0" "\0" "buffer_size_kb\0" "\0";
 
 /* set into the instance, with mask's CPUs and buf='s size; 0 if it

@@ -262,12 +262,13 @@ mips:6.1) LOCAL=mips-be-6.1.176 ;;
 mips:*) echo "ARCH=mips: KERNEL=6.1 only (../shared/kernels/mips-be-6.1.176)"; exit 2 ;;
 x86_64:4.9) LOCAL=x86_64-4.9.337 ;;
 x86_64:4.4) LOCAL=x86_64-4.4.178 OLDK=1; [ -n "$ONLY_GIVEN" ] || ONLY=riabcdn ;;
+x86_64:3.18) LOCAL=x86_64-3.18.140 OLDK=1; [ -n "$ONLY_GIVEN" ] || ONLY=rabcdn ;;	# not in GUESTS: TRACER_KERNELS with it (doc/kernels.md)
 x86_64:pmsg) LOCAL=x86_64-6.1.192-pmsg ONLY=m ;;	# pstore pmsg (scenario m)
 *:5.10) SUITE=bullseye ;;
 *:6.1) SUITE=bookworm ;;
 x86_64:6.12) SUITE=trixie; [ -n "$ONLY_GIVEN" ] || ONLY=abcdnp ;;
 *:6.12) SUITE=trixie ;;
-*) echo "KERNEL=$KERNEL: 5.10, 6.1 or 6.12 (Debian's), or 4.9, 4.4 and pmsg on x86_64"; exit 2 ;;
+*) echo "KERNEL=$KERNEL: 5.10, 6.1 or 6.12 (Debian's), or 4.9, 4.4, 3.18 and pmsg on x86_64"; exit 2 ;;
 esac
 
 # n on every guest but a second one of an arch that reads the same way
@@ -768,11 +769,11 @@ readers() {
 	# perf 6.8 and later forget a task at its PERF_RECORD_EXIT, so its
 	# last records (the switch away as it dies) show as ":TID" there,
 	# in perf record's own files too: a task's comm after its exit
-	# (6.1's view) is not compared
+	# (6.1's view) is not compared; from its first (3.18 writes two)
 	perf script -i "$f" --show-task-events -F tid,time 2>/dev/null |
 		awk '/PERF_RECORD_EXIT/ { sub(":", "", $2); print $1, $2 }' >"$f.exits"
 	exitnorm() {
-		awk 'FNR == NR { ex[$1] = $2; next }
+		awk 'FNR == NR { if (!($1 in ex)) ex[$1] = $2; next }
 		     { for (i = 2; i < NF && !($i ~ /^-?[0-9]+\/-?[0-9]+$/ && $(i + 1) ~ /^\[[0-9]+\]$/); i++) ;
 		       split($i, p, "/"); t = $(i + 2); sub(":", "", t)
 		       if (i < NF && (p[2] in ex) && t + 0 >= ex[p[2]] + 0) {
