@@ -106,8 +106,7 @@ static int open_cpu(int ri, int cpu, int again)
 			to = frings + ri;
 		}
 		fd = ring_event_open(&a, cpu, -1);
-		/* at start, before the first perf ring: never a backward ring
-		 * drained into */
+		/* (at start: no backward ring was mapped to drain into) */
 		if (CFG_OLDKERNEL && fd < 0 && fatal && !ri && !r->base && !frings && backless(e, cpu, errno)) {
 			frings = xmalloc(nmax * sizeof(*frings));	/* forward from now on */
 			i--;
