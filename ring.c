@@ -85,8 +85,11 @@ static unsigned long *ring_word(struct ring *r, int off)
 	return (unsigned long *)(r->base + off);
 }
 
+/* The head, loaded after every load before it (a copy's, that it
+ * judges): acquire alone orders only the loads after. */
 unsigned long ring_head(struct ring *r)
 {
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
 	return __atomic_load_n(ring_word(r, PG_DATA_HEAD), __ATOMIC_ACQUIRE);
 }
 
@@ -166,26 +169,53 @@ static void ring_grab(const struct ring *r, unsigned long head, unsigned long le
  * base (where a stream's last dump stopped; 0: all of it), then, up to
  * tries times, what was written meanwhile, which lies over the copy's
  * oldest bytes at the same offsets (all of it, if that is the ring or
- * more). The copy is the ring at the head returned; *keep bytes from
- * it are whole and new since base. Those written during the last copy
- * spoilt the copy's oldest, and are left out (all, if the writer went
- * round the ring). No pause: no blind window. */
-unsigned long ring_snap(struct ring *r, unsigned long base, unsigned char *dst, unsigned long *keep, int tries)
+ * more). The copy is the ring at the head returned; ring_keep says how
+ * much of it is whole. No pause: no blind window. */
+unsigned long ring_snap(struct ring *r, unsigned long base, unsigned char *dst, int tries)
 {
-	unsigned long h = ring_head(r), n, k;
+	unsigned long h = ring_head(r), n;
 
 	ring_grab(r, h, base - h, dst);
 	while ((n = ring_head(r)) != h && tries--) {
 		ring_grab(r, n, h - n, dst);
 		h = n;
 	}
-	/* and what a record still in flight (reserved below the head it
-	 * published, not yet written whole: one per context that nests)
-	 * may have spoilt: 4 KiB, an eighth of a smaller ring */
-	k = h - n + (r->size < 32768 ? r->size / 8 : 4096);
-	n = k < r->size ? r->size - k : 0;
-	*keep = base - h < n ? base - h : n;
 	return h;
+}
+
+/* Where a dump since the start (base 0) begins. A 32-bit head wraps at
+ * 4 GiB, and then looks as if little was written since: a ring not yet
+ * full has its unwritten bytes (below the head's offset) all zero; if
+ * not, the head went round 2^32, and all of the ring is taken. */
+unsigned long ring_base(struct ring *r, unsigned long base)
+{
+	unsigned long h = ring_head(r), i;
+
+	for (i = 0; sizeof(long) == 4 && !base && 0 - h < r->size && i < r->size - (0 - h); i++)
+		if (r->data[i])
+			return h + r->size;
+	return base;
+}
+
+/* How many bytes of ring_snap's copy at head are whole and new since
+ * base, asked a while after the copy; *wrapped: more than that was
+ * written since base. The kernel publishes data_head only when a CPU's
+ * outermost output ends: what it reserved below the head meanwhile,
+ * and all that interrupts nested in it wrote, is unpublished, and may
+ * already lie over the copy's oldest bytes. Output runs with
+ * preemption off, so by the time the caller asks (1 ms after the copy)
+ * it has been published, and is left out as written
+ * since the copy; 4 KiB (an eighth of a smaller ring) is left out
+ * besides, for output still in flight then. Ours (fd -1, ring_push's)
+ * have no writer. */
+unsigned long ring_keep(struct ring *r, unsigned long base, unsigned long head, char *wrapped)
+{
+	unsigned long w = base - head, k = head - ring_head(r);
+
+	k += r->fd < 0 ? 0 : r->size < 32768 ? r->size / 8 : 4096;
+	k = k < r->size ? r->size - k : 0;
+	*wrapped = w > k;
+	return w < k ? w : k;
 }
 
 /* p[0, n) reversed, byte by byte (p 8-aligned, n a multiple of 8) */

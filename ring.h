@@ -23,7 +23,13 @@
  *   and a 32-bit CPU can't load a u64 in one go anyway. So all head
  *   arithmetic is done in unsigned long, modulo 2^32 there: only the low
  *   bits matter for offsets, and differences stay right while less than
- *   4 GiB is written between two dumps.
+ *   4 GiB is written between two dumps of a stream. A dump since the
+ *   start tells a head that went round 2^32 by the ring's unwritten
+ *   bytes (ring_base).
+ * - Nested output (an interrupt's records inside a task's) is published
+ *   only when the outermost ends: the copy's oldest bytes may already
+ *   be overwritten by what the head does not show yet. ring_keep asks
+ *   the head again a while later, and leaves that out.
  * - Record headers never straddle the end of the buffer (the kernel pads
  *   with 8-byte alignment and the size is a power of two), but a record
  *   body may wrap.
@@ -139,7 +145,9 @@ int ring_pause(struct ring *r, int paused);
 unsigned long ring_head(struct ring *r);
 void ring_read(struct ring *r, void (*fn)(const struct rec_hdr *, void *), void *ctx);
 void ring_push(const struct rec_hdr *h, void *u);
-unsigned long ring_snap(struct ring *r, unsigned long base, unsigned char *dst, unsigned long *keep, int tries);
+unsigned long ring_snap(struct ring *r, unsigned long base, unsigned char *dst, int tries);
+unsigned long ring_base(struct ring *r, unsigned long base);
+unsigned long ring_keep(struct ring *r, unsigned long base, unsigned long head, char *wrapped);
 unsigned char *ring_walk(unsigned char *b, unsigned long size, unsigned long head, unsigned long avail);
 
 #endif

@@ -564,9 +564,11 @@ struct dst {
  * no blind window. What the kernel wrote over during the copy (its
  * oldest bytes) is left out, as if the ring had wrapped there (all of
  * the ring, if the writer went round it during the copy's last part:
- * a pause would lose the newest instead). The walk reads the copy
- * in place afterwards. So each CPU is cut at its own moment, a copy's
- * time after the one before it. */
+ * a pause would lose the newest instead), and so is what it had
+ * reserved over them but not yet published: ring_keep asks the head
+ * again 1 ms after the copy, when that output has ended. The walk reads
+ * the copy in place afterwards. So each CPU is cut at its own moment,
+ * a copy's time and 1 ms after the one before it. */
 static void copy_rings(struct dst *d)
 {
 	struct run *rn = d->rn;
@@ -575,8 +577,8 @@ static void copy_rings(struct dst *d)
 	dump_drain();
 	for (i = 0; i < (size_t)nring; i++) {
 		struct ring *r = rings + i;
-		unsigned long base = d->standalone || !stream_started ? 0 : r->prev;
-		unsigned long head, keep;
+		unsigned long base = ring_base(r, d->standalone || !stream_started ? 0 : r->prev);
+		unsigned long head;
 		unsigned char *slot = cp + d->tot;	/* its copy, walked where it lies */
 
 		rn[i + 1].ring = i;
@@ -586,15 +588,14 @@ static void copy_rings(struct dst *d)
 			rn[i + 1].p = rn[i + 1].end = cp + d->tot;
 			continue;
 		}
-		head = ring_snap(r, base, slot, &keep, 8);
-		if (CFG_OLDKERNEL && frings)	/* ours: no writer meanwhile */
-			keep = base - head < r->size ? base - head : r->size;
+		head = ring_snap(r, base, slot, 8);
+		if (!(CFG_OLDKERNEL && frings))	/* (ours have no writer) */
+			poll(0, 0, 1);
 		d->tot += r->size;
 		rn[i + 1].end = slot + r->size;
-		rn[i + 1].p = ring_walk(slot, r->size, head, keep);
-		/* wrapped: more was written (since the stream's last dump) than
+		/* wrap: more was written (since the stream's last dump) than
 		 * the copy holds whole */
-		d->wrap[i] = base - head > keep;
+		rn[i + 1].p = ring_walk(slot, r->size, head, ring_keep(r, base, head, d->wrap + i));
 		if (!d->standalone)
 			r->prev = head;
 	}
@@ -602,7 +603,7 @@ static void copy_rings(struct dst *d)
 	if (CFG_FTRACE && ft_n) {
 		d->blind = ft_grab(rec_off, d->cont, d->wrap + nring);
 		for (i = 0; i < (size_t)nring; i++)
-			rn[d->nrun++] = (struct run){ 0, (const void *)1, 0, i, 1 };
+			d->rn[d->nrun++] = (struct run){ 0, (const void *)1, 0, i, 1 };
 	}
 }
 

@@ -82,6 +82,8 @@ need_tools() {
 	test/setup-readers.sh all >"$T/readers.log" 2>&1 || echo "setup-readers failed: $(cat "$T/readers.log")"
 	# for the cross-build test; a failure here shows up as its SKIP
 	test/setup-cross.sh aarch64 >"$T/cross.log" 2>&1 || echo "setup-cross failed: $(tail -3 "$T/cross.log")"
+	# t_build's 32-bit ringtest (qemu-i386 where this kernel runs no i386)
+	test/setup-cross.sh --qemu i386 >"$T/cross32.log" 2>&1 || echo "setup-cross failed: $(tail -3 "$T/cross32.log")"
 }
 
 build_main() {

@@ -234,6 +234,12 @@ static u8 upage[4096] __attribute__((aligned(4096)));
 static u8 sring[SNAP] __attribute__((aligned(4096))), scopy[SNAP] __attribute__((aligned(8)));
 static int srun;
 
+/* The user page's data_head, as the kernel's unsigned long. */
+static unsigned long *ring_wordp(void)
+{
+	return (unsigned long *)(upage + PG_DATA_HEAD + (sizeof(long) == 4 && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__) * 4);
+}
+
 /* A record of len bytes: header, its number, then bytes of both. */
 static void snap_rec(u8 *p, u64 n, u16 len)
 {
@@ -300,9 +306,10 @@ static void snap_judge(const u8 *p, const u8 *end, unsigned *torn, unsigned *gap
  * as a copy that ignored the writer would) on cpus CPUs */
 static void snaps(int cpus, int rounds, int whole)
 {
-	struct ring r = { upage, sring, SNAP, 0, -1, 0 };
+	struct ring r = { upage, sring, SNAP, 0, 99, 0 };	/* (fd: a kernel's) */
 	unsigned torn = 0, gap = 0, small = 0, i;
 	unsigned long recs = 0, head, keep;
+	char w;
 	char name[300], why[160];
 	cpu_set_t set;
 	pthread_t th;
@@ -317,8 +324,8 @@ static void snaps(int cpus, int rounds, int whole)
 	pthread_create(&th, 0, snap_writer, 0);
 	usleep(5000);		/* round the ring a few times */
 	for (i = 0; i < rounds; i++) {
-		head = ring_snap(&r, 0, scopy, &keep, whole ? 0 : 8);
-		keep = whole ? SNAP : keep;
+		head = ring_snap(&r, 0, scopy, whole ? 0 : 8);
+		keep = whole ? SNAP : ring_keep(&r, 0, head, &w);
 		small += keep < SNAP / 2;
 		snap_judge(ring_walk(scopy, SNAP, head, keep), scopy + SNAP, &torn, &gap, &recs);
 	}
@@ -335,6 +342,78 @@ static void snaps(int cpus, int rounds, int whole)
 		report(name, torn + gap ? "" : why);
 	else
 		report(name, !torn && !gap && recs > rounds * 100UL && small < rounds / 10 ? "" : why);
+}
+
+/* Nested output: a task's record, and the records of the interrupts
+ * that came while it was written, reserved below the head and written
+ * over the ring's oldest bytes, but published only when the task's
+ * ends (the kernel's perf_output_put_handle): un bytes the copy cannot
+ * see in the head. They are published before ring_keep asks, as the
+ * kernel does long before the dump's wait ends. */
+static void nested(unsigned long un)
+{
+	struct ring r = { upage, sring, SNAP, 0, 99, 0 };
+	unsigned long head = 0, pub, h, keep, recs = 0, at, i;
+	unsigned torn = 0, gap = 0;
+	u64 n = 1;
+	u8 rec[256];
+	char name[100], why[160];
+	char w;
+
+	memset(sring, 0, sizeof(sring));
+	memset(upage, 0, sizeof(upage));
+	/* three rounds of the ring, published; then the nested output */
+	for (pub = 0; 0 - pub < 3 * SNAP || pub - head < un; n++) {
+		u16 len = 24 + (n * 40503 >> 7) % 28 * 8;
+
+		snap_rec(rec, n, len);
+		head -= len;
+		at = head & (SNAP - 1);
+		for (i = 0; i < len; i++)
+			sring[(at + i) & (SNAP - 1)] = rec[i];
+		if (0 - pub < 3 * SNAP)
+			pub = head;
+	}
+	*ring_wordp() = pub;
+	h = ring_snap(&r, 0, scopy, 8);
+	*ring_wordp() = head;	/* the outermost output ends */
+	keep = ring_keep(&r, 0, h, &w);
+	snap_judge(ring_walk(scopy, SNAP, h, keep), scopy + SNAP, &torn, &gap, &recs);
+	snprintf(name, sizeof(name), "%lu unpublished bytes of nested output: no torn record", pub - head);
+	snprintf(why, sizeof(why), "%lu records, %u torn, %u gaps, wrapped %d, kept %lu", recs, torn, gap, w, keep);
+	report(name, !torn && !gap && w && recs > 100 && pub - head >= un ? "" : why);
+}
+
+/* A 32-bit head that went round 2^32: the ring is full, yet the head
+ * says w bytes were written since the start. A dump since the start
+ * (ring_base) must take the whole ring; one under 4 GiB, the records. */
+static void round32(void)
+{
+	struct ring r = { upage, buf, SIZE, 0, 99, 0 };
+	unsigned long head, base;
+
+	if (sizeof(long) != 4) {
+		printf("SKIP: ring: 32-bit head after 4 GiB written: a 64-bit build (t_build runs a 32-bit one)\n");
+		return;
+	}
+	memset(upage, 0, sizeof(upage));
+	bits32 = 1;
+	reset(&head, 5 * SIZE - 1000);	/* as if 2^32 and more came before */
+	sim_many(&head, 5 * SIZE + 100, 400);
+	*ring_wordp() = head;
+	base = ring_base(&r, 0);
+	if (0 - head >= SIZE)
+		report("32-bit head after 4 GiB written: a dump since the start holds the whole ring", "setup: the head says a ring's worth");
+	else if (base - head < SIZE)
+		report("32-bit head after 4 GiB written: a dump since the start holds the whole ring", "ring_base took the head's word: a ring's tail");
+	else
+		check("32-bit head after 4 GiB written: a dump since the start holds the whole ring", head, base - head, 0, -1);
+	reset(&head, 0);
+	sim_many(&head, 1000, 200);
+	*ring_wordp() = head;
+	base = ring_base(&r, 0);
+	check("32-bit head under 4 GiB: a dump since the start holds what was written", head, base - head, 0, nlog);
+	bits32 = 0;
 }
 
 /* ring_push (before 4.7): records written into a forward ring, as the
@@ -429,6 +508,13 @@ int main(void)
 
 	pushes("ring_push: five records, one drain", 200, 0, 5);
 	pushes("ring_push: 5 rings' worth, drained at half: wrap", 5 * SIZE + 100, 400, -1);
+
+	cur = "nested output";
+	nested(5104);
+	nested(6280);
+	nested(12328);
+	cur = "32-bit head";
+	round32();
 
 	alarm(60);
 	cur = "ring_snap";

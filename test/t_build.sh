@@ -14,6 +14,22 @@ if cc_out=$(${CC:-musl-gcc} -static -O1 -I. -Ilib -o "$T/ringtest" test/ringtest
 else
 	fail "ringtest builds" "$cc_out"
 fi
+# and a 32-bit build's (a head that wraps at 4 GiB): i386, natively
+# where this kernel runs i386 binaries, else under qemu-i386
+if ! command -v i386-linux-musl-gcc >/dev/null; then
+	skip "ringtest, 32-bit build" "no i386-linux-musl-gcc (test/setup-cross.sh --qemu i386 installs it)"
+elif ! cc_out=$(i386-linux-musl-gcc -static -O1 -I. -Ilib -o "$T/ringtest32" test/ringtest.c ring.c 2>&1); then
+	fail "ringtest builds for i386" "$cc_out"
+else
+	run32=; "$T/ringtest32" >/dev/null 2>&1 || run32=$(command -v qemu-i386-static)
+	if ! "$T/ringtest32" >/dev/null 2>&1 && [ -z "$run32" ]; then
+		skip "ringtest, 32-bit build" "this kernel runs no i386 binary, and no qemu-i386-static"
+	else
+		while read -r line; do
+			case "$line" in PASS:*) pass "i386: ${line#PASS: }" ;; FAIL:*) fail "i386: ${line#FAIL: }" ;; esac
+		done < <($run32 "$T/ringtest32")
+	fi
+fi
 
 # Layers (the Makefile's LAYERS, bottom up): no file calls a file above
 # it, so nothing calls up into tracer.c; and no file holds two concerns.
