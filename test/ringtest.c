@@ -341,7 +341,9 @@ static void snaps(int cpus, int rounds, int whole)
 	if (whole)
 		report(name, torn + gap ? "" : why);
 	else
-		report(name, !torn && !gap && recs > rounds * 100UL && small < rounds / 10 ? "" : why);
+		/* (a copy preempted keeps less: up to a fifth, on a busy
+		 * machine; a keep that is always short fails) */
+		report(name, !torn && !gap && recs > rounds * 100UL && small < rounds / 4 ? "" : why);
 }
 
 /* Nested output: a task's record, and the records of the interrupts
