@@ -215,9 +215,10 @@ static u64 fnum(const char *file)
 
 /* The sub-buffers a CPU's ring may hand a reader, from what the kernel
  * says, not from buf=: its size (per_cpu/cpuN/buffer_size_kb, the
- * sub-buffers' data, rounded down to KiB; bounded: 2 GiB) over what one
- * holds (4080 bytes of a 4 KiB page), plus the reader's own and one for
- * the rounding. ft_sbs: the sub-buffer's size, buffer_subbuf_size_kb
+ * sub-buffers' data, rounded down to KiB; bounded: 2 GiB; 0 for a CPU
+ * that has no buffer, as one outside tracing_cpumask on 6.1) over what
+ * one holds (4080 bytes of a 4 KiB page), plus the reader's own and one
+ * for the rounding. ft_sbs: the sub-buffer's size, buffer_subbuf_size_kb
  * (6.8+), else a page. */
 u32 ft_nsub(int cpu)
 {
@@ -227,7 +228,7 @@ u32 ft_nsub(int cpu)
 	ft_sbs = kb >= 4 && kb <= 1024 ? kb << 10 : (u64)getpagesize();
 	fmt(p, sizeof(p), "per_cpu/cpu%d/buffer_size_kb", cpu);
 	kb = fnum(p);
-	kb = kb && kb < 2 << 20 ? kb : 2 << 20;
+	kb = kb < 2 << 20 ? kb : 2 << 20;
 	return (kb << 10) / (ft_sbs - ft_hsz) + 3;
 }
 
@@ -560,8 +561,13 @@ int ft_walk(struct fcpu *f, int cont)
  * writer stores it after the data, behind smp_wmb), then the data up to
  * it, then, behind a read barrier, the header again: a page the writer
  * started anew meanwhile (its stamp changed, its commit went back) is
- * copied again, and after 4 tries left out (commit 0). Weakly ordered
- * CPUs (ARM, RISC-V, ...) need both. The copy's commit: the one loaded. */
+ * copied again, and after 4 tries left out (commit 0). The writer that
+ * takes a page anew stores commit 0, then the first event, then the
+ * stamp, then the commit: so the commit is checked first, and the stamp
+ * after it (acquire), or a page whose first event lies over the old
+ * data could pass with its old stamp and a commit grown back. Weakly
+ * ordered CPUs (ARM, RISC-V, ...) need both. The copy's commit: the one
+ * loaded. */
 static void pcopy(unsigned char *c, const unsigned char *l)
 {
 	u32 w, k, n = 0;
@@ -574,8 +580,9 @@ static void pcopy(unsigned char *c, const unsigned char *l)
 		n = n > ft_sbs - ft_hsz ? ft_sbs - ft_hsz : n;
 		memcpy(c + ft_hsz, l + ft_hsz, n);
 		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		w = __atomic_load_n((const u32 *)CW(l), __ATOMIC_ACQUIRE) & 0x3fffffff;
 		memcpy(&t2, l, 8);
-		if (t2 == t && (__atomic_load_n((const u32 *)CW(l), __ATOMIC_RELAXED) & 0x3fffffff) >= n)
+		if (t2 == t && w >= n)
 			break;
 		n = 0;
 	}

@@ -13,6 +13,9 @@
  *   those it wrote after), on two CPUs and on one (the copy preempted).
  *   A plain copy with pauses between its pages shows that the check
  *   sees what a copy that does not follow the writer holds.
+ * - a page the writer takes anew between two of the copy's reads of it
+ *   (commit 0, the first event, the stamp, the commit): refused;
+ * - a CPU's buffer_size_kb of 0 (no buffer) is no pages, not 2 GiB.
  * Prints "PASS: ..." or "FAIL: ..." per check.
  *
  * Build: musl-gcc -static -O1 -I. -o fttest test/fttest.c lib.c zstd.c
@@ -22,6 +25,11 @@
 #include <pthread.h>
 #include <sched.h>
 #include <time.h>
+#include <string.h>
+/* ftrace.c's memcpy, through a hook: a writer that takes a page anew
+ * between two of pcopy's reads of it (tornpage) */
+static void *tmemcpy(void *d, const void *s, size_t n);
+#define memcpy(...) tmemcpy(__VA_ARGS__)
 #include "ftrace.c"
 
 #define ID 316
@@ -210,6 +218,91 @@ static void plain(void)
 	check(gap > 0 && !torn, "judge sees a plain copy's pages of two moments (pcopy's pages whole)", got);
 }
 
+/* ---- a page taken anew amid pcopy's reads, step by step ---- */
+static unsigned char *hk;	/* the live page */
+static int hks;			/* reads of its stamp so far */
+
+static void *tmemcpy(void *d, const void *s, size_t n)
+{
+	u32 o;
+
+	if (hk && s == hk + 16 && hks == 1) {	/* the data: the writer took the page anew */
+		__atomic_store_n((u64 *)(hk + 8), 0, __ATOMIC_RELEASE);
+		ev(hk, 16, 3, 1, 6);
+	}
+	__builtin_memcpy(d, s, n);
+	if (hk && s == hk && n == 8 && ++hks == 2) {	/* after the stamp's second read */
+		__atomic_store_n((u64 *)hk, 6000, __ATOMIC_RELEASE);
+		for (o = 32; o < 16 + 64; )
+			o = ev(hk, o, 3, 1, 6);
+		__atomic_store_n((u64 *)(hk + 8), 64, __ATOMIC_RELEASE);
+	}
+	return d;
+}
+
+/* The kernel takes a page anew: commit 0, the first event, the stamp,
+ * then the commit of its events. A copy between the first event and
+ * the stamp holds the new event under the old stamp; its check must
+ * refuse it, whichever of stamp and commit it reads first. */
+static void tornpage(void)
+{
+	unsigned char *l = live[1], *c = copyb[1];
+	char got[120];
+	u32 o, m, cm, bad = 0;
+	u64 t;
+
+	memset(live, 0, sizeof(live));
+	memset(copyb, 0, sizeof(copyb));
+	for (o = 16; o < 16 + 64; )
+		o = ev(l, o, 3, 1, 5);
+	head(l, 5000, 64);
+	hks = 0, hk = l;
+	pcopy(c, l);
+	hk = 0;
+	memcpy(&t, c, 8);
+	memcpy(&cm, c + 8, 4);
+	for (o = 16; o < 16 + cm; o += 16) {
+		memcpy(&m, c + o + 12, 4);
+		bad += m != (u32)(t / 1000);
+	}
+	snprintf(got, sizeof(got), "stamp %llu, commit %u, %u events of another generation",
+		 (unsigned long long)t, cm, bad);
+	check(!bad && hks >= 2, "a page taken anew between pcopy's reads (commit 0, first event, stamp, commit): the torn copy is refused", got);
+}
+
+/* ft_nsub: a CPU's buffer_size_kb as the kernel writes it (a temporary
+ * tracefs): 0 (a CPU without a buffer) is no pages, not 2 GiB. */
+static void nsub(void)
+{
+	static char dir[] = "/tmp/fttest.XXXXXX";
+	char p[200], got[80];
+	static const char *kb[] = { "0", "1408", "99999999" };
+	static const u32 want[] = { 3, 1408 * 1024 / 4080 + 3, (2u << 30) / 4080 + 3 };
+	u32 i, n;
+	FILE *f;
+
+	if (!mkdtemp(dir))
+		return check(0, "ft_nsub: a temporary tracefs", "mkdtemp failed");
+	tracefs = dir;
+	snprintf(ft_iname, sizeof(ft_iname), "x");
+	snprintf(p, sizeof(p), "mkdir -p %s/instances/x/per_cpu/cpu0", dir);
+	if (system(p))
+		return check(0, "ft_nsub: a temporary tracefs", "mkdir failed");
+	for (i = 0; i < 3; i++) {
+		snprintf(p, sizeof(p), "%s/instances/x/per_cpu/cpu0/buffer_size_kb", dir);
+		if ((f = fopen(p, "w")))
+			fprintf(f, "%s\n", kb[i]), fclose(f);
+		n = ft_nsub(0);
+		snprintf(got, sizeof(got), "%u sub-buffers", n);
+		snprintf(p, sizeof(p), "ft_nsub: buffer_size_kb %s is %u sub-buffers of 4 KiB", kb[i], want[i]);
+		check(n == want[i], p, got);
+	}
+	snprintf(p, sizeof(p), "rm -rf %s", dir);
+	if (system(p))
+		printf("SKIP: ft_nsub: rm -rf %s failed\n", dir);
+	ft_hsz = 16, ft_sbs = 4096;
+}
+
 int main(void)
 {
 	struct fcpu *f;
@@ -228,6 +321,8 @@ int main(void)
 	tp_tab();
 	ft_fc = f = xmalloc(sizeof(*ft_fc));
 	ft_hsz = 16, ft_sbs = 4096;
+	tornpage();
+	nsub();
 
 	/* read pages: a data event, a discarded one (delta 50), another */
 	memset(f, 0, sizeof(*f));
