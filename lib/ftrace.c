@@ -232,6 +232,19 @@ u32 ft_nsub(int cpu)
 	return (kb << 10) / (ft_sbs - ft_hsz) + 3;
 }
 
+/* A count of CPU cpu's per_cpu/cpuN/stats ("entries: ", "overrun: "),
+ * 0 if it has none. */
+static u64 ft_stat(int cpu, const char *key)
+{
+	char p[40], b[512], *s;
+	long r;
+
+	fmt(p, sizeof(p), "per_cpu/cpu%d/stats", cpu);
+	r = readfile(ft_path(p), b, sizeof(b) - 1);
+	b[r > 0 ? r : 0] = 0;
+	return (s = xstrstr(b, key)) ? xtou(s + strlen(key), 0, 10) : 0;
+}
+
 /* A persistent instance (Linux 6.12: reserve_mem= and trace_instance=
  * on the command line) and what it holds: -1 if the instance is none
  * (no last_boot_info), 1 if any CPU's buffer holds records not read yet
@@ -243,7 +256,7 @@ u32 ft_nsub(int cpu)
  * -b reads what is there. pd_kdelta, pd_ktext: that boot's kernel text. */
 int ft_persistent(void)
 {
-	char p[40], b[512], *s;
+	char b[512], *s;
 	int cpu, n = 0, neg;
 	long r = readfile(ft_path("last_boot_info"), b, sizeof(b) - 1);
 
@@ -257,13 +270,8 @@ int ft_persistent(void)
 	} else if (*b != '#') {
 		pd_ktext = xtou(b, 0, 16);
 	}
-	for (cpu = 0; cpu < 1024 && !n; cpu++) {
-		fmt(p, sizeof(p), "per_cpu/cpu%d/stats", cpu);
-		if ((r = readfile(ft_path(p), b, sizeof(b) - 1)) <= 0)
-			continue;
-		b[r] = 0;
-		n = (s = xstrstr(b, "entries: ")) && xtou(s + 9, 0, 10);
-	}
+	for (cpu = 0; cpu < 1024 && !n; cpu++)
+		n = ft_stat(cpu, "entries: ") != 0;
 	return n;
 }
 
@@ -540,12 +548,19 @@ static u32 tgid(u32 tid)
 
 /* The walk of ring ri's copy from its oldest page; cont: a stream goes
  * on, and sends only what is new. Returns whether the ring overwrote
- * records (since the stream's last dump). Mapped: every page is in use,
- * and the oldest is newer than what was sent. Read pages (new since the
- * last dump anyway): the kernel flagged events lost before one. */
+ * records (since the stream's last dump). Mapped: the kernel counts
+ * events overwritten (stats' overrun, asked after the copy: it may
+ * count some the copy still has, never miss one it lacks), more than
+ * at the stream's last dump, and the oldest page is newer than what
+ * was sent; a ring full but not yet overwritten did not wrap. Read
+ * pages (new since the last dump anyway): the kernel flagged events
+ * lost before one. */
 int ft_walk(struct fcpu *f, int cont)
 {
 	u64 t0 = 0;
+
+	if (f->pg)
+		f->ov = ft_stat(f->cpu, "overrun: ");
 
 	f->i = f->k = 0;
 	f->ev = f->pend = 0;
@@ -554,7 +569,7 @@ int ft_walk(struct fcpu *f, int cont)
 		f->skip_t = f->last_t, f->skip_k = f->last_k;
 	if (f->ncp)
 		memcpy(&t0, f->cp + (size_t)f->ord[0] * ft_sbs, 8);
-	return f->pg ? f->ncp >= f->n - 1 && t0 > f->skip_t : f->lost != 0;
+	return f->pg ? f->ov > (cont ? f->last_ov : 0) && t0 > f->skip_t : f->lost != 0;
 }
 
 /* A mapped page into its copy. The commit is loaded with acquire (the
@@ -884,7 +899,7 @@ void ft_sent(void)
 	int ri;
 
 	for (ri = 0; ri < nring; ri++)
-		if (ft_fc[ri].kt)
+		if (ft_fc[ri].last_ov = ft_fc[ri].ov, ft_fc[ri].kt)
 			ft_fc[ri].last_t = ft_fc[ri].kt, ft_fc[ri].last_k = ft_fc[ri].k;
 }
 

@@ -36,6 +36,8 @@ struct fcpu {
 	const unsigned char *ev, *pend, *data;	/* the next event, its page's end; the event's data */
 	u32 dlen, k, skip_k, last_k;	/* its length; seen at kt; sent at skip_t; at last_t */
 	u64 lost;			/* read pages: events the kernel says were overwritten */
+	u64 ov, last_ov;		/* mapped: events overwritten, at the walk; at the
+					   stream's last dump */
 	int unc;			/* some of them not counted (no room on the page) */
 	u64 pt, t, kt, skip_t, last_t;	/* its page's time, its time; the last time; sent up to */
 };

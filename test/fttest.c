@@ -15,7 +15,8 @@
  *   sees what a copy that does not follow the writer holds.
  * - a page the writer takes anew between two of the copy's reads of it
  *   (commit 0, the first event, the stamp, the commit): refused;
- * - a CPU's buffer_size_kb of 0 (no buffer) is no pages, not 2 GiB.
+ * - a CPU's buffer_size_kb of 0 (no buffer) is no pages, not 2 GiB;
+ * - a full mapped ring wrapped only once the kernel counts an overrun.
  * Prints "PASS: ..." or "FAIL: ..." per check.
  *
  * Build: musl-gcc -static -O1 -I. -o fttest test/fttest.c lib.c zstd.c
@@ -296,6 +297,32 @@ static void nsub(void)
 		snprintf(got, sizeof(got), "%u sub-buffers", n);
 		snprintf(p, sizeof(p), "ft_nsub: buffer_size_kb %s is %u sub-buffers of 4 KiB", kb[i], want[i]);
 		check(n == want[i], p, got);
+	}
+	/* ft_walk: mapped pages all in use (a full ring) did not wrap
+	 * until the kernel counts an event overwritten */
+	{
+		static const char *ov[] = { "0", "12", "12" };
+		struct fcpu *c = ft_fc;
+
+		memset(live, 0, sizeof(live));
+		memset(c, 0, sizeof(*c));
+		c->fd = -1, c->pg = live[0], c->cp = copyb[0], c->ord = ordl, c->n = NP;
+		for (i = 1; i < NP; i++)
+			head(copyb[i], 1000 * i, 4080), ordl[i - 1] = i;
+		c->ncp = NP - 1;
+		for (i = 0; i < 3; i++) {
+			snprintf(p, sizeof(p), "%s/instances/x/per_cpu/cpu0/stats", dir);
+			if ((f = fopen(p, "w")))
+				fprintf(f, "entries: 99\noverrun: %s\ncommit overrun: 0\n", ov[i]), fclose(f);
+			n = ft_walk(c, i == 2);
+			if (i == 1)
+				c->last_ov = c->ov, c->last_t = 500;	/* ft_sent's */
+			snprintf(got, sizeof(got), "wrapped %u", n);
+			snprintf(p, sizeof(p), "ft_walk: a full mapped ring, overrun %s%s: %s", ov[i],
+				 i == 2 ? " as at the stream's last dump" : "", i == 1 ? "wrapped" : "not wrapped");
+			check(n == (i == 1), p, got);
+		}
+		memset(copyb, 0, sizeof(copyb));
 	}
 	snprintf(p, sizeof(p), "rm -rf %s", dir);
 	if (system(p))
