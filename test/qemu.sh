@@ -252,7 +252,6 @@ R=$CACHE/$ARCH/run-$KERNEL${CPU:+-$CPU}
 ROOT=$R/root
 DEBS=$CACHE/debs
 KERNELS=${TRACER_KERNELS:-$TOP/../shared/kernels}
-[ -n "${TRACER_KERNELS:-}" ] || [ -d "$KERNELS" ] || KERNELS=/work/shared/kernels	# TRACER_KERNELS as given
 
 # where the kernel comes from: a Debian suite (SUITE), or a folder of
 # ../shared/kernels (LOCAL)

@@ -29,8 +29,8 @@
 #            (Debian 13): bookworm's musl-dev, the same way (its gnu
 #            cross gcc is Debian 13's gcc-mipsel-linux-gnu, ...).
 #   mips     musl 1.2.3 built for mips-linux-gnu, the tarball in
-#            $TRACER_KERNELS, else ../shared/kernels, else
-#            /work/shared/kernels (mips-be-6.1.176/musl-1.2.3-mips-be.tar.xz).
+#            $TRACER_KERNELS, else ../shared/kernels beside the checkout
+#            (mips-be-6.1.176/musl-1.2.3-mips-be.tar.xz).
 #   mips-sf  bookworm's musl source package built with -msoft-float, and a
 #            soft-float libgcc (see setup_mips_sf); the build is cached in
 #            /var/cache/tracer-cross ($TRACER_CROSS_CACHE). For MIPS CPUs
@@ -258,7 +258,7 @@ setup_mips64el() { musl_deb bookworm mips64el; }
 
 kernels_dir() {	# the folder of ../shared/kernels, as test/qemu.sh finds it
 	local d
-	for d in "${TRACER_KERNELS:-}" "$TESTDIR/../../shared/kernels" /work/shared/kernels; do
+	for d in "${TRACER_KERNELS:-}" "$TESTDIR/../../shared/kernels"; do
 		if [ -n "$d" ] && [ -d "$d" ]; then (cd "$d" && pwd); return 0; fi
 	done
 	return 1
@@ -271,7 +271,7 @@ setup_mips() {
 	local P=$XPREFIX/mips K T=mips-be-6.1.176/musl-1.2.3-mips-be.tar.xz
 	if ! K=$(kernels_dir) || [ ! -f "$K/$T" ]; then
 		echo "setup-cross: mips: no $T: not in \$TRACER_KERNELS (${TRACER_KERNELS:-unset})," \
-			"$TESTDIR/../../shared/kernels or /work/shared/kernels;" \
+			"nor in $TESTDIR/../../shared/kernels;" \
 			"set TRACER_KERNELS to the folder of ../shared/kernels" >&2
 		return 1
 	fi

@@ -31,6 +31,15 @@ else
 	fi
 fi
 
+# No file names a path of one machine: shared files are ../shared beside
+# the checkout, or a variable (TRACER_KERNELS).
+if [ -d .git ] || git rev-parse --git-dir >/dev/null 2>&1; then
+	bad=$(git ls-files -z | xargs -0 grep -InE '(^|[^$A-Za-z0-9_.}-])/(work|home|root|Users)/' 2>/dev/null | head -3)
+	testing "no file in the tree names a path of one machine" "" "$bad"
+else
+	skip "no file names a path of one machine" "not a git checkout"
+fi
+
 # Layers (the Makefile's LAYERS, bottom up): no file calls a file above
 # it, so nothing calls up into tracer.c; and no file holds two concerns.
 layers=$(make -s layers)
