@@ -28,7 +28,9 @@
  * How a dump reads the ring, by what the kernel offers:
  * - mmap of per_cpu/cpuN/trace_pipe_raw (6.10+): a meta page, then every
  *   sub-buffer, copied as they lie while recording goes on (ft_grab),
- *   ordered by their timestamps. Nothing is consumed.
+ *   ordered by their timestamps. Nothing is consumed. Not on CPUs whose
+ *   data caches may alias (FT_ALIAS): the kernel flushes only for its
+ *   own reads, the two below.
  * - snapshot (CONFIG_TRACER_SNAPSHOT): writing 1 swaps the ring with a
  *   spare at once, recording never stops, and per_cpu/cpuN/snapshot_raw
  *   reads the frozen pages. Consumed: a dump holds what came since the
@@ -444,7 +446,7 @@ int ft_open(int ri, int cpu)
 		return -1;
 	/* the meta page: its size, the page size, the pages; bounded all
 	 * the same */
-	if (how <= MAPPED && force <= MAPPED && (m = mmap(0, 4096, PROT_READ, MAP_SHARED, f->fd, 0)) != MAP_FAILED) {
+	if (how <= MAPPED && force <= MAPPED && !FT_ALIAS && (m = mmap(0, 4096, PROT_READ, MAP_SHARED, f->fd, 0)) != MAP_FAILED) {
 		mps = m[0], ft_sbs = m[2], n = m[3];
 		UNMAP(m, 4096);
 		len = mps + (u64)n * ft_sbs;

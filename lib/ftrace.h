@@ -6,6 +6,16 @@
 
 #include "cfg.h"
 
+/* CPUs whose data caches may alias (MIPS32: 24K, 74K; ARMv5, ARMv6): a
+ * user mapping of the kernel's pages may read stale lines, which the
+ * kernel flushes only for its own reads (trace_pipe_raw's read, its
+ * reader-page ioctl). Their builds do not map the pages (ftrace.c). */
+#if (defined(__mips__) && !defined(__mips64)) || (defined(__arm__) && __ARM_ARCH < 7)
+#define FT_ALIAS 1
+#else
+#define FT_ALIAS 0
+#endif
+
 extern int ft_n;			/* events the instance records (0: none) */
 extern u64 ft_est;		/* a dump's bytes of the instance's pages, about */
 extern char ft_iname[72];	/* the instance's name */
