@@ -15,7 +15,9 @@
  *   been partly overwritten by the newest.
  * - data_head is published by the kernel after the record is written; we
  *   load it with acquire semantics, which pairs with the kernel's
- *   smp_store_release. No pause: ring_snap copies while the kernel
+ *   smp_store_release, behind an acquire fence, so that a copy's loads
+ *   before it are done when it is read again (acquire alone orders only
+ *   the loads after). No pause: ring_snap copies while the kernel
  *   writes, and leaves out what the writing may have spoilt meanwhile
  *   (ring.c).
  * - The kernel's data_head is an unsigned long. On a 32-bit kernel the u64
