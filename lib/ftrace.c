@@ -47,6 +47,7 @@
 #include "config.h"
 #include "sink.h"
 #include "perfdata.h"
+#include "track.h"
 #include "lean.h"
 #include "ftrace.h"
 
@@ -521,33 +522,6 @@ static u32 commit(const unsigned char *pg)
 	return c > ft_sbs - ft_hsz ? ft_sbs - ft_hsz : c;
 }
 
-/* tid -> pid, from /proc/TID/status, asked once per tid and dump; a
- * task gone by then has its tid as its pid. Not the kernel's
- * saved_tgids: options/record-tgid counts its sched_switch probe by
- * walking every instance's events, and two tracers side by side leave
- * that probe behind for good (seen on 6.18). */
-#define TGIDS 16384
-static u32 tg[TGIDS][2];	/* tid + 1, its pid: the last tid of each slot */
-
-static u32 tgid(u32 tid)
-{
-	char p[40], b[256], *s;
-	u32 *t = tg[tid % TGIDS];
-	long n;
-
-	if (PREV)
-		return tid;	/* another boot's: /proc knows none of them */
-	if (t[0] != tid + 1) {
-		fmt(p, sizeof(p), "/proc/%u/status", tid);
-		n = readfile(p, b, sizeof(b) - 1);
-		b[n > 0 ? n : 0] = 0;
-		s = xstrstr(b, "\nTgid:");
-		t[0] = tid + 1;
-		t[1] = s && (n = xtou(s + 6, 0, 10)) ? n : tid;
-	}
-	return t[1];
-}
-
 /* The walk of ring ri's copy from its oldest page; cont: a stream goes
  * on, and sends only what is new. Returns whether the ring overwrote
  * records (since the stream's last dump). Mapped: the kernel counts
@@ -759,7 +733,7 @@ u64 ft_grab(int rec_off, int cont, char *wrap)
 		unc |= f->unc;
 		ft_est += estimate(f);
 	}
-	memset(tg, 0, sizeof(tg));	/* asked anew */
+	track_tgid(-1);	/* asked anew */
 	return b - a;
 }
 
@@ -867,7 +841,8 @@ static size_t ft_sample(int ri, int cpu, unsigned char *o)
 	o += 8;
 	PUT(ft_ev_of(c->data)->ids[ri]);
 	PUT(0);
-	memcpy(o, (u32[2]){ tgid(tid), tid }, 8), o += 8;
+	/* (another boot's tids: /proc knows none of them) */
+	memcpy(o, (u32[2]){ PREV ? tid : track_tgid(tid), tid }, 8), o += 8;
 	PUT(c->t);
 	memcpy(o, (u32[2]){ cpu, 0 }, 8), o += 8;
 	PUT(1);

@@ -826,3 +826,31 @@ void track_stats(unsigned long *used, unsigned long *ev, unsigned long *dr, unsi
 	*ev = evicted;
 	*dr = dropped;
 }
+
+/* tid -> pid, from /proc/TID/status, asked once per tid and dump
+ * (track_tgid(-1): a dump begins, all asked anew); a task gone by then
+ * has its tid as its pid. For the ftrace engine's samples. Not the
+ * kernel's saved_tgids: options/record-tgid counts its sched_switch
+ * probe by walking every instance's events, and two tracers side by
+ * side leave that probe behind for good (seen on 6.18). */
+#define TGIDS 16384
+static u32 tg[TGIDS][2];	/* tid + 1, its pid: the last tid of each slot */
+
+u32 track_tgid(u32 tid)
+{
+	char p[40], b[256], *s;
+	u32 *t = tg[tid % TGIDS];
+	long n;
+
+	if (tid == (u32)-1)
+		return memset(tg, 0, sizeof(tg)), 0;
+	if (t[0] != tid + 1) {
+		fmt(p, sizeof(p), "/proc/%u/status", tid);
+		n = readfile(p, b, sizeof(b) - 1);
+		b[n > 0 ? n : 0] = 0;
+		s = xstrstr(b, "\nTgid:");
+		t[0] = tid + 1;
+		t[1] = s && (n = xtou(s + 6, 0, 10)) ? n : tid;
+	}
+	return t[1];
+}

@@ -16,5 +16,6 @@ void track_stats(unsigned long *used, unsigned long *evicted, unsigned long *dro
 void track_sample(const struct rec_hdr *h);	/* one went into the dump */
 void track_proc(void);
 void track_gone(void);	/* after track_copy, before track_proc */
+u32 track_tgid(u32 tid);	/* its pid, from /proc; -1: a dump begins */
 
 #endif
