@@ -189,9 +189,11 @@ unsigned long ring_snap(struct ring *r, unsigned long base, unsigned char *dst, 
  * not, the head went round 2^32, and all of the ring is taken. */
 unsigned long ring_base(struct ring *r, unsigned long base)
 {
-	unsigned long h = ring_head(r), i;
+	unsigned long h, i;
 
-	for (i = 0; sizeof(long) == 4 && !base && 0 - h < r->size && i < r->size - (0 - h); i++)
+	if (sizeof(long) != 4 || base)
+		return base;
+	for (h = ring_head(r), i = 0; 0 - h < r->size && i < r->size - (0 - h); i++)
 		if (r->data[i])
 			return h + r->size;
 	return base;

@@ -577,8 +577,7 @@ static void copy_rings(struct dst *d)
 	dump_drain();
 	for (i = 0; i < (size_t)nring; i++) {
 		struct ring *r = rings + i;
-		unsigned long base = ring_base(r, d->standalone || !stream_started ? 0 : r->prev);
-		unsigned long head;
+		unsigned long base, head;
 		unsigned char *slot = cp + d->tot;	/* its copy, walked where it lies */
 
 		rn[i + 1].ring = i;
@@ -588,6 +587,7 @@ static void copy_rings(struct dst *d)
 			rn[i + 1].p = rn[i + 1].end = cp + d->tot;
 			continue;
 		}
+		base = ring_base(r, d->standalone || !stream_started ? 0 : r->prev);
 		head = ring_snap(r, base, slot, 8);
 		if (!(CFG_OLDKERNEL && frings))	/* (ours have no writer) */
 			poll(0, 0, 1);
