@@ -23,6 +23,7 @@
  * its offset, after what came before it is printed.
  */
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <string.h>
 #include <unistd.h>
@@ -39,8 +40,13 @@
 #define NCOMM 8192
 #define MAXREC (1 << 16)
 #define WIN (2 * MAXREC)		/* input not yet whole records */
-#define QMAX (16 << 20)		/* records waiting for their round */
-#define IXMAX (QMAX / 16)	/* a timed record has 16 bytes at least */
+/* Records waiting for their round: a round of 8 MiB rings on two CPUs
+ * takes 40 MB (a host's perf holds a round whole), where memory lets
+ * (a mapping: untouched pages cost nothing), else QMIN; a timed
+ * record has 16 bytes at least. */
+#define QMAX ((size_t)256 << 20)
+#define QMIN (16 << 20)
+static size_t qmax;
 #define TDMAX (16 << 20)	/* the tracing data (all of a kernel's formats: 2 MiB) */
 #define ZCAP (MAXREC + (2 << 20))	/* a frame's content is up to 64 KiB here */
 
@@ -519,9 +525,13 @@ static void queue(const u8 *p, u32 n, u64 t)
 {
 	if (!t)
 		return show(p);
-	if (!q)
-		q = xmalloc(QMAX), ix = xmalloc(IXMAX * sizeof(*ix));
-	while (qn + n > QMAX || nix == IXMAX) {
+	if (!q) {	/* the records, then their index */
+		q = mmap(0, 2 * (qmax = QMAX), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (q == MAP_FAILED)
+			q = xmalloc(2 * (qmax = QMIN));
+		ix = (void *)(q + qmax);
+	}
+	while (qn + n > qmax || nix == qmax / 16) {
 		xsort(ix, nix, sizeof(*ix), cmp);
 		flush(ix[nix / 2].t);
 	}
