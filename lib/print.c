@@ -34,8 +34,8 @@
 #include "cfg.h"
 #include "print.h"
 
-#define MAXEV 256
-#define MAXID 8192
+#define MAXEV 8192		/* `*:*` on 6.18: 2400 */
+#define MAXID 65536		/* their ids, one per CPU: in a hash of twice as many */
 #define MAXTP 4096
 #define NCOMM 8192
 #define MAXREC (1 << 16)
@@ -51,8 +51,9 @@ static size_t qmax;
 #define ZCAP (MAXREC + (2 << 20))	/* a frame's content is up to 64 KiB here */
 
 static int pbe, tbe, bad;	/* big-endian perf fields, tracing data; an error */
+static int cut;			/* events past MAXEV: not printed (exit 1) */
 static struct { u32 type; u64 cfg, st; } ev[MAXEV];
-static struct { u64 id; int ev; } idt[MAXID];
+static struct { u64 id; int ev; } idt[2 * MAXID];	/* ev + 1; 0: free */
 static struct { long id; const u8 *sys, *f, *e; } tp[MAXTP];
 static int nevs, nid, ntp;
 /* Memory is bounded whatever the input: each buffer is taken once, at
@@ -201,14 +202,21 @@ static int trailer(const u8 *p, u32 n, struct smp *s)
 	return !nevs || k + 8 > n ? -1 : sfields(p + n - k, p + n, st, s, 1);
 }
 
+/* id's slot in idt: its own, or the free one where it would go */
+static u32 id_slot(u64 id)
+{
+	u32 h = (u32)(id * 0x9e3779b97f4a7c15ULL >> 40) % (2 * MAXID);
+
+	while (idt[h].ev && idt[h].id != id)
+		h = (h + 1) % (2 * MAXID);
+	return h;
+}
+
 static int ev_of(u64 id)
 {
-	int i;
+	u32 h = id_slot(id);
 
-	for (i = 0; i < nid; i++)
-		if (idt[i].id == id)
-			return idt[i].ev;
-	return nevs == 1 ? 0 : -1;
+	return idt[h].ev ? idt[h].ev - 1 : nevs == 1 ? 0 : -1;
 }
 
 /* A sample, parsed by its event's sample_type (the id comes before
@@ -542,15 +550,24 @@ static void queue(const u8 *p, u32 n, u64 t)
 		tmax = t;
 }
 
+/* An event and its ids. Past MAXEV events or MAXID ids, theirs are not
+ * printed, and that is said once. */
 static void attr(const u8 *a, u32 n, const u8 *ids, u32 nids)
 {
-	if (n < 48 || nevs == MAXEV)
+	u32 h;
+
+	if (n < 48)
 		return;
-	ev[nevs] = (typeof(ev[0])){ G32(a), G64(a + 8), G64(a + 24) };
-	while (nids-- && nid < MAXID) {
-		idt[nid++] = (typeof(idt[0])){ G64(ids), nevs };
-		ids += 8;
+	if (nevs == MAXEV || nid + nids > MAXID) {
+		if (!cut)
+			msg("more than %d events or %d ids: the records of the rest are not printed", MAXEV, MAXID);
+		cut = 1;
+		return;
 	}
+	ev[nevs] = (typeof(ev[0])){ G32(a), G64(a + 8), G64(a + 24) };
+	for (; nids--; ids += 8)
+		if (!idt[h = id_slot(G64(ids))].ev)
+			idt[h] = (typeof(idt[0])){ G64(ids), nevs + 1 }, nid++;
 	nevs++;
 }
 
@@ -643,6 +660,8 @@ static size_t records(const u8 *p, size_t n, u64 at)
 
 static void reset(void)
 {
+	if (nid)
+		memset(idt, 0, sizeof(idt));
 	nevs = nid = ntp = 0;
 	lim = tmax = 0;
 	bad = 0, zn = 0, wn = 0, tdn = tdlen = 0, hdr = 1, at = 0;
@@ -727,8 +746,8 @@ static void file(int fd)
 		if (pread(fd, a, as, ao + o) != (ssize_t)as)
 			return oops("attrs past the end", ao + o);
 		io = G64(a + as - 16), in = G64(a + as - 8) / 8;
-		if (in > (u64)(MAXID - nid))	/* the rest would not be kept */
-			in = MAXID - nid;
+		if (in > WIN / 8)	/* (more than attr keeps) */
+			in = WIN / 8;
 		if (io > fs || in > (fs - io) / 8 || pread(fd, win, in * 8, io) != (ssize_t)(in * 8))
 			return oops("attr ids past the end", ao + o);
 		attr(a, as - 16, win, in);
@@ -778,7 +797,7 @@ int print_main(const char *path)
 	if (n < 16 || (memcmp(h, "PERFILE2", 8) && memcmp(h, "2ELIFREP", 8))) {
 		if (!CFG_FRAME)
 			return oops("not perf.data", 0), 1;
-		return frame_extract(-1, 0, h, n, fd, framed) | bad | was;
+		return frame_extract(-1, 0, h, n, fd, framed) | bad | was | cut;
 	}
 	pbe = *h == '2';
 	if (G64(h + 8) != 16) {
@@ -792,5 +811,5 @@ int print_main(const char *path)
 		feed_end("the input ends inside a record");
 	}
 	out_end();
-	return bad || r < 0;
+	return bad || cut || r < 0;
 }

@@ -72,6 +72,25 @@ else
 		pass "print $m: sched, raw_syscalls, signal, printk:console and cpu-clock lines"
 	done
 
+	# many events: every record printed, as perf prints them (once past
+	# 256 events the rest were dropped without a word)
+	for c in 'syscalls:* sched:*' '*:*'; do
+		rm -f "$T/pmany.data"*
+		if ! start_tracer "$T/pmany" -o "$T/pmany.data" "buf=1m $c"; then
+			fail "print '$c': tracer records" "$(cat "$T/pmany.err")"
+			continue
+		fi
+		pwork
+		stop_tracer >/dev/null
+		ne=$(grep -o 'recording [0-9]* events' "$T/pmany.err" | grep -o '[0-9]*')
+		"$TRACER" -p "$T/pmany.data" >"$T/pmany.txt" 2>"$T/pmany.perr"; rc=$?
+		perf script -i "$T/pmany.data" -F comm,tid,cpu,time,event >"$T/pmany.ps" 2>/dev/null
+		[ $rc = 0 ] && [ ! -s "$T/pmany.perr" ] && [ "${ne:-0}" -gt 256 ] &&
+			pass "print '$c': $ne events, exit 0" || fail "print '$c': more than 256 events, exit 0" "$ne events, rc=$rc $(head -c 300 "$T/pmany.perr")"
+		print_cols "print '$c'" "$T/pmany.txt" "$T/pmany.ps"
+		print_fields "print '$c'" "$T/pmany.txt" "" "$T/pmany.data"
+	done
+
 	# the process that exited before each dump: named (its COMM came
 	# from the tracking ring), not ":pid"
 	pp=$(grep -m1 -o "signal_generate: sig=10 errno=0 code=0 comm=$pw pid=[0-9]*" "$T/pstream.txt" | sed 's/.*pid=//')
