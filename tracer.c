@@ -431,7 +431,7 @@ static _Noreturn void usage(int code)
 	_exit(code);
 }
 /* -f FILE: the whole file, which must be a config: not a directory, no
- * NUL byte, at most 64 KiB. */
+ * NUL byte, at most 64 KiB, not blank. */
 static char *cfg_file(const char *path)
 {
 	static char b[(1 << 16) + 2];
@@ -446,8 +446,8 @@ static char *cfg_file(const char *path)
 		die(2, "-f %s: a NUL byte at %d: not a config file", path, (int)k + 1);
 	if (n > 1 << 16)
 		die(2, "-f %s: more than 64 KiB", path);
-	if (!n)
-		die(2, "-f %s: empty", path);
+	if (!b[span(b, " \t\r\n", 1)])	/* (the default config is no file's) */
+		die(2, "-f %s: %s", path, n ? "blank: no config in it" : "empty");
 	return b;
 }
 
@@ -631,7 +631,11 @@ int main(int argc, char **argv)
 	/* CFG_ too: o is in memory, where the compiler no longer sees that
 	 * a mode not built in stays 0 (and would keep its code) */
 	if (CFG_CONVERT && o.conv) {
-		if (o.extract || o.print || o.boot || o.config || o.sel || !o.out || i + 1 < argc)
+		if (o.extract || o.print || o.boot || o.config || o.sel)
+			die(2, "-c takes -o FILE and one input, and no other option");
+		if (i + 1 < argc)
+			die(2, "-c: '%s' after the input: options go first (tracer -c -o FILE [INPUT])", argv[i + 1]);
+		if (!o.out)
 			die(2, "-c needs -o FILE");
 		return conv_main(argv[i], o.out);
 	}

@@ -93,6 +93,12 @@ err=$("$TRACER" -f "$T/cfg" 2>&1 >/dev/null); rc=$?
 case "$rc:$err" in 2:*"'bogus' at 22"*) pass "-f FILE error names token and position" ;;
 *) fail "-f FILE error names token and position" "rc=$rc $err" ;; esac
 
+# a blank -f FILE is no config: refused, not the default config run
+printf ' \n\t\n  \n' >"$T/cfgb"
+err=$(timeout 10 "$TRACER" -f "$T/cfgb" 2>&1 >/dev/null); rc=$?
+case "$rc:$err" in 2:*"-f $T/cfgb: blank"*) pass "-f on a blank file: exit 2, '$err'" ;;
+*) fail "-f on a blank file: exit 2, says blank" "rc=$rc $err" ;; esac
+
 # Run-time errors say what to do next (exit 1).
 err=$(setpriv --reuid=65534 --regid=65534 --clear-groups "$TRACER" cpu-clock 2>&1 >/dev/null); rc=$?
 case "$rc:$err" in 1:*"needs root or CAP_PERFMON (perf_event_paranoid="*) pass "non-root: needs root or CAP_PERFMON" ;;

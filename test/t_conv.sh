@@ -199,4 +199,11 @@ sys.stdout.buffer.write(b[:o])' "$1"
 	"$TRACER" -c "$T/cvstream.out" 2>"$T/cvb.err"; rc=$?
 	[ $rc = 2 ] && grep -q -- "-c needs -o FILE" "$T/cvb.err" && pass "convert without -o: exit 2, said" ||
 		fail "convert without -o: exit 2" "rc=$rc $(cat "$T/cvb.err")"
+	# options after the input, and an option -c does not take: said as they are
+	"$TRACER" -c "$T/cvstream.out" -o "$T/cvo.data" 2>"$T/cvb.err"; rc=$?
+	[ $rc = 2 ] && grep -q -- "-c: '-o' after the input: options go first" "$T/cvb.err" && [ ! -e "$T/cvo.data" ] &&
+		pass "convert IN -o FILE: exit 2, '$(cat "$T/cvb.err")'" || fail "convert IN -o FILE: exit 2, options go first" "rc=$rc $(cat "$T/cvb.err")"
+	"$TRACER" -c -o "$T/cvo.data" -n 3 "$T/cvstream.out" 2>"$T/cvb.err"; rc=$?
+	[ $rc = 2 ] && grep -q -- "-c takes -o FILE and one input, and no other option" "$T/cvb.err" && [ ! -e "$T/cvo.data" ] &&
+		pass "convert -o FILE -n 3: exit 2, '$(cat "$T/cvb.err")'" || fail "convert -o FILE -n 3: exit 2, no other option" "rc=$rc $(cat "$T/cvb.err")"
 fi
