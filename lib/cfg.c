@@ -388,7 +388,7 @@ static void cfg_tripwire(char *tok, char *v)
 	if (!CFG_TRIPWIRE)
 		bad(tok, "tripwires are not built in (CONFIG_TRIPWIRE)");
 	if (ntrip == sizeof(trips) / sizeof(*trips))
-		bad(tok, "too many tripwires");
+		bad(tok, "too many tripwires: at most 16");
 	t->count = t->after = t->holdoff = -1;
 	o = xstrchr(sl ? sl : v, ',');
 	if (o)

@@ -93,6 +93,11 @@ err=$("$TRACER" -f "$T/cfg" 2>&1 >/dev/null); rc=$?
 case "$rc:$err" in 2:*"'bogus' at 22"*) pass "-f FILE error names token and position" ;;
 *) fail "-f FILE error names token and position" "rc=$rc $err" ;; esac
 
+# a 17th tripwire: refused, the limit named
+err=$("$TRACER" "$(for i in $(seq 17); do printf 'trip=sched:sched_process_exec '; done)" 2>&1 >/dev/null); rc=$?
+case "$rc:$err" in 2:*"' at 481: too many tripwires: at most 16"*) pass "a 17th tripwire: exit 2, '$err'" ;;
+*) fail "a 17th tripwire: exit 2, the limit named" "rc=$rc $err" ;; esac
+
 # a blank -f FILE is no config: refused, not the default config run
 printf ' \n\t\n  \n' >"$T/cfgb"
 err=$(timeout 10 "$TRACER" -f "$T/cfgb" 2>&1 >/dev/null); rc=$?
