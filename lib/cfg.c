@@ -371,7 +371,7 @@ static long dur(const char *s)
 	if (*s < '0' || *s > '9')
 		return -1;
 	v = xtou(s, &e, 10);
-	m = !strcmp(e, "us") ? 1 : !strcmp(e, "ms") ? 1000 : !strcmp(e, "s") ? 1000000 : 0;
+	m = !strcmp(e, "us") || (!*e && !v) ? 1 : !strcmp(e, "ms") ? 1000 : !strcmp(e, "s") ? 1000000 : 0;	/* (0: any unit) */
 	if (!m || e - s > 10 || v * m > 1000000000)
 		return -1;
 	return v * m;

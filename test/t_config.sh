@@ -98,6 +98,16 @@ err=$("$TRACER" "$(for i in $(seq 17); do printf 'trip=sched:sched_process_exec 
 case "$rc:$err" in 2:*"' at 481: too many tripwires: at most 16"*) pass "a 17th tripwire: exit 2, '$err'" ;;
 *) fail "a 17th tripwire: exit 2, the limit named" "rc=$rc $err" ;; esac
 
+# a time of 0 needs no unit (holdoff=0us was taken, holdoff=0 refused);
+# any other time does
+for c in 'holdoff=0' 'trip=sched:sched_process_exec,holdoff=0,after=0'; do
+	if start_tracer "$T/h0" "$c cpu-clock@9"; then pass "'$c' is taken"; stop_tracer >/dev/null
+	else fail "'$c' is taken" "$(cat "$T/h0.err")"; fi
+done
+err=$("$TRACER" "holdoff=5 cpu-clock" 2>&1 >/dev/null); rc=$?
+case "$rc:$err" in 2:*"'holdoff=5' at 1: a time up to 1000s"*) pass "holdoff=5 (no unit): exit 2" ;;
+*) fail "holdoff=5 (no unit): exit 2" "rc=$rc $err" ;; esac
+
 # a blank -f FILE is no config: refused, not the default config run
 printf ' \n\t\n  \n' >"$T/cfgb"
 err=$(timeout 10 "$TRACER" -f "$T/cfgb" 2>&1 >/dev/null); rc=$?
