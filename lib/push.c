@@ -150,8 +150,8 @@ static const char *url(char *v)
 	 * signed path has it, percent-encoded: room for the rest of the key
 	 * in path[] (start()) whatever its bytes. */
 	c = bucket + span(bucket, "abcdefghijklmnopqrstuvwxyz0123456789.-_ABCDEFGHIJKLMNOPQRSTUVWXYZ", 1);
-	if (*c || strlen(bucket) < 3 || strlen(bucket) > 63)
-		return "a bucket is 3 to 63 letters, digits, '.', '-' or '_'";
+	if (*c || strlen(bucket) > 63)
+		return "a bucket is 1 to 63 letters, digits, '.', '-' or '_'";
 	if (*prefix == '.' || xstrstr(prefix, "//") || xstrstr(prefix, "/.") || (*prefix && !s3_uri(b, 101, prefix)))
 		return "a prefix of at most 100 bytes once percent-encoded (3 for a byte not A-Z a-z 0-9 - . _ ~ /), "
 		       "no segment empty or beginning with '.'";
