@@ -212,6 +212,64 @@ else
 			"$(echo $(sed -n 's/.*dropped \([^ ]*\), the oldest.*/\1/p' "$T/pf.err")) | $(grep -c 'so far)' "$T/pf.err") | $(grep -c 'push: 2 dumps not sent are lost' "$T/pf.err")"
 	fi
 
+	# --- node names (uname -n, in a UTS namespace of its own) with a
+	# newline, tabs, leading, trailing and doubled spaces: each dump
+	# signed as SigV4 canonicalises the header (the server checks it),
+	# the key's board part only bytes that need no encoding ---
+	printf '#!/bin/sh\nexec unshare --uts /usr/bin/python3 -c "import os, socket, sys; socket.sethostname(sys.argv[1]); os.execv(sys.argv[2], sys.argv[2:])" "$NODENAME" "$@"\n' >"$T/uts.sh"
+	chmod 755 "$T/uts.sh"
+	i=0
+	for nn in "$(printf 'x\ny:z')" "$(printf '\ttab\tbed')" "  lead  and  trail  "; do
+		i=$((i + 1))
+		if NODENAME=$nn ptr "$T/pn$i" -o /dev/null "push=$URL/nn$i$$ $P cpu-clock@9 procs=0"; then
+			dump_wait "$T/pn$i" 1 >/dev/null
+			arrived "$T/pn$i" 1 30
+			stop_tracer >/dev/null; rc=$?
+			testing "push: node name '$(printf %q "$nn")': no crash, both dumps signed right (arrived), keys under board $(got nn$i$$ | head -1 | cut -d/ -f2)" \
+				"0 2 2" "$rc $(grep -c ' arrived: ' "$T/pn$i.err") $(got nn$i$$ | grep -c "^nn$i$$/[A-Za-z0-9._-]*/[0-9a-f-]*/[0-9]*-[a-z-]*\.data$")"
+		else
+			fail "push: node name '$(printf %q "$nn")': tracer starts" "$(cat "$T/pn$i.err")"
+		fi
+	done
+
+	# --- the secret straddling 4 KiB of s3key= (comments before it):
+	# read whole, signed right; after the upload no copy of the secret
+	# is left in tracer's memory ---
+	/usr/bin/python3 - "$T/s3long" "$S3_ACCESS" "$S3_SECRET" <<'EOF'
+import sys
+f, ak, sk = sys.argv[1:4]
+head = "[default]\naws_access_key_id = %s\n" % ak
+pad = 4096 - 10 - len(head) - len("aws_secret_access_key = ") - 2
+open(f, "w").write("# %s\n" % ("x" * (pad - 3)) + head + "aws_secret_access_key = %s\n" % sk)
+EOF
+	chmod 600 "$T/s3long"
+	cat >"$T/memscan.py" <<'EOF'
+import re, sys
+pid, secret = sys.argv[1], sys.argv[2].encode()
+n = 0
+with open("/proc/%s/maps" % pid) as m, open("/proc/%s/mem" % pid, "rb", 0) as mem:
+    for l in m:
+        a, perm = l.split()[:2]
+        if "r" not in perm or "w" not in perm:
+            continue
+        lo, hi = (int(x, 16) for x in a.split("-"))
+        try:
+            mem.seek(lo)
+            n += mem.read(hi - lo).count(secret)
+        except OSError:
+            pass
+print(n)
+EOF
+	if ptr "$T/pl" -o /dev/null "push=$URL/long$$ s3key=$T/s3long cpu-clock@9 procs=0"; then
+		dump_wait "$T/pl" 1 >/dev/null
+		arrived "$T/pl" 1 30
+		a=$(grep -c ' arrived: ' "$T/pl.err")
+		m=$(/usr/bin/python3 "$T/memscan.py" $TPID "$S3_SECRET")
+		stop_tracer >/dev/null
+		testing "push: s3key= with the secret at byte $(grep -b -o 'aws_secret_access_key = ' "$T/s3long" | cut -d: -f1)+24 of $(wc -c <"$T/s3long"): read whole, arrived; copies of the secret in tracer's writable memory after the upload" \
+			"1 0" "$a $m"
+	fi
+
 	# --- bad config: named, exit 2 ---
 	for c in "push=https://h/b" "push=http://127.0.0.1:1/" "push=http://nosuchhost.invalid/b" "push=http://127.0.0.1:1/b" "spool=3 cpu-clock"; do
 		"$PB" -o /dev/null "$c" >/dev/null 2>"$T/pbad.err"; rc=$?
