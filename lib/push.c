@@ -772,7 +772,7 @@ static void send_some(void)
 	int i;
 
 	for (i = 0; i < 64 && up.at < up.hn + q->size; i++) {
-		const char *p = up.h + up.at;
+		const char *p = up.h + (up.at < up.hn ? up.at : 0);	/* (no pointer past up.h) */
 		long n = up.hn - up.at, w;
 
 		if (up.at >= up.hn) {

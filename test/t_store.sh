@@ -121,7 +121,7 @@ if [ -n "$AB" ] && [ -x "$AB" ]; then
 		wait_line "$T/fcode" "refused it" >/dev/null
 		fend
 		testing "push: a <Code> holding ESC and a newline: printed escaped ($(grep -m1 -o 'HTTP 403 [^;]*' "$T/fcode.err"))" \
-			"0 0 1" "$(grep -c $'\033' "$T/fcode.err") $(grep -c '^tracer: FORGED' "$T/fcode.err") $(grep -cF 'Evil\x1b[2J\x0atracer' "$T/fcode.err")"
+			"0 0 1" "$(grep -c $'\033' "$T/fcode.err") $(grep -c '^tracer: FORGED' "$T/fcode.err") $(grep -cF 'Evil\x1b[2J\x0atracer' "$T/fcode.err" | sed 's/^[1-9][0-9]*$/1/')"
 	fi
 	# 413 EntityTooLarge for the first dump: dropped, said; the next two arrive
 	if fstart toolarge; then
