@@ -163,10 +163,11 @@ if how == "a":
     t = "evil/forged.data\n%s\nx-amz-acl:public-read\nx-amz-meta-board:evil\n" % hashlib.sha256(body).hexdigest()
     with open(d + "/000000000000.push", "wb") as f:
         f.write(body + t.encode() + b"%08x\n" % len(t))
-else:
-    os.mkfifo(d + "/000000000001.push")
+elif how == "b":
     os.symlink(victim, plain)
     held(dot)
+else:
+    os.mkfifo(d + "/000000000001.push")
 print("planted", flush=True)
 while not os.path.exists(d + ".done"):
     time.sleep(0.1)
@@ -189,7 +190,7 @@ EOF
 chmod 755 "$T/planted.sh"
 fake ok
 export PLANT
-for how in a b; do
+for how in a b c; do
 	PLANT=$how
 	rm -f "$W.done"
 	if TRACER=$T/planted.sh start_tracer "$T/sp$how" -o /dev/null "push=http://127.0.0.1:$FP/bk/pre spool=$W s3key=$T/fkey cpu-clock@9 procs=0"; then
@@ -199,7 +200,7 @@ for how in a b; do
 		touch "$W.done"
 		for i in $(seq 50); do grep -q '^read' "$T/plant.$how" && break; sleep 0.1; done
 	else
-		fail "push: spool=DIR with nobody's plants ($how): tracer starts, does not hang" "$(cat "$T/plant.$how")"
+		fail "push: spool=DIR with nobody's plants ($how): tracer starts, does not hang" "$(cat "$T/plant.$how" "$T/sp$how.err")"
 		kill -9 $TPID 2>/dev/null
 	fi
 	touch "$W.done"
@@ -210,7 +211,7 @@ testing "push: nobody, holding 0666 files planted at .PID.tmp and PID.tmp, reads
 testing "push: no PUT outside push='s prefix (a forged *.push of nobody's with a well-formed trailer is not sent)" "" \
 	"$(grep -v ' PUT /bk/pre/' "$T/fs.ok.log")"
 testing "push: nobody's forged *.push and FIFO are left alone, said" "1 1" \
-	"$(grep -c '000000000000.push: not tracer.s own file' "$T/spa.err") $(grep -c '000000000001.push: not tracer.s own file' "$T/spb.err")"
+	"$(grep -c '000000000000.push: not tracer.s own file' "$T/spa.err") $(grep -c '000000000001.push: not tracer.s own file' "$T/spc.err")"
 kill $FS 2>/dev/null
 
 # a dump cut short by kill -9 (caught in the middle: SIGSTOP right after
