@@ -245,29 +245,12 @@ pad = 4096 - 10 - len(head) - len("aws_secret_access_key = ") - 2
 open(f, "w").write("# %s\n" % ("x" * (pad - 3)) + head + "aws_secret_access_key = %s\n" % sk)
 EOF
 	chmod 600 "$T/s3long"
-	cat >"$T/memscan.py" <<'EOF'
-import re, sys
-pid, secret = sys.argv[1], sys.argv[2].encode()
-n = 0
-with open("/proc/%s/maps" % pid) as m, open("/proc/%s/mem" % pid, "rb", 0) as mem:
-    for l in m:
-        a, perm = l.split()[:2]
-        if "r" not in perm or "w" not in perm:
-            continue
-        lo, hi = (int(x, 16) for x in a.split("-"))
-        try:
-            mem.seek(lo)
-            n += mem.read(hi - lo).count(secret)
-        except OSError:
-            pass
-print(n)
-EOF
 	# (S3_SECRET, which test/lib.sh exports, kept out of tracer's environment)
 	if S3_SECRET= ptr "$T/pl" -o /dev/null "push=$URL/long$$ s3key=$T/s3long cpu-clock@9 procs=0"; then
 		dump_wait "$T/pl" 1 >/dev/null
 		arrived "$T/pl" 1 30
 		a=$(grep -c ' arrived: ' "$T/pl.err")
-		m=$(/usr/bin/python3 "$T/memscan.py" $TPID "$S3_SECRET")
+		m=$(/usr/bin/python3 test/memscan.py $TPID "$S3_SECRET")
 		stop_tracer >/dev/null
 		testing "push: s3key= with the secret at byte $(grep -b -o 'aws_secret_access_key = ' "$T/s3long" | cut -d: -f1)+24 of $(wc -c <"$T/s3long"): read whole, arrived; copies of the secret in tracer's writable memory after the upload" \
 			"1 0" "$a $m"

@@ -110,8 +110,8 @@ if [ -n "$AB" ] && [ -x "$AB" ]; then
 	# a chunked 200 on a connection kept open: arrived at its head
 	if fstart chunked; then
 		dump_wait "$T/fchunked" 1 >/dev/null
-		upto "$T/fchunked" 1 5
-		testing "push: a chunked 200, the connection kept open: arrived within 5 s, one PUT" "1 1 ''" \
+		upto "$T/fchunked" 1 15
+		testing "push: a chunked 200, the connection kept open: arrived within 15 s (no 30 s stall), one PUT" "1 1 ''" \
 			"$(grep -c ' arrived: ' "$T/fchunked.err") $(grep -c PUT "$T/fs.chunked.log") '$(san "$T/fchunked")'"
 		fend
 	fi
@@ -231,6 +231,17 @@ elif TRACER=$PB start_tracer "$T/sk2" -o /dev/null "push=http://127.0.0.1:1/bk/p
 	testing "push: a dump cut short by kill -9 ($caught) is removed at the next start" "" "$(ls -A "$W2" | grep 'tmp$')"
 	kill -9 $TPID; wait $TPID 2>/dev/null
 fi
+
+# after an upload no copy of the secret is left in tracer's memory
+fake ok
+if TRACER=$PB start_tracer "$T/sw" -o /dev/null "push=http://127.0.0.1:$FP/bk/w s3key=$T/fkey cpu-clock@9 procs=0"; then
+	dump_wait "$T/sw" 1 >/dev/null
+	upto "$T/sw" 1 20
+	testing "push: after an upload (arrived), copies of the secret in tracer's writable memory (stack, data, heap)" "1 0" \
+		"$(grep -c ' arrived: ' "$T/sw.err") $(/usr/bin/python3 test/memscan.py $TPID "$(sed -n 's/^aws_secret_access_key = //p' "$T/fkey")")"
+	stop_tracer >/dev/null
+fi
+kill $FS 2>/dev/null
 
 # ---- the config ----
 mkdir -p "$T/sp777" "$T/spnb"; chmod 777 "$T/sp777"; chown 65534 "$T/spnb"
