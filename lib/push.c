@@ -38,6 +38,12 @@
 #define TRAIL 1024		/* a trailer's most */
 #define STALL 30000000		/* us without progress: cut, sent again */
 #define BACKOFF_MAX 32		/* s between tries while the store is away */
+/* One try's most: TRY_S s and a s per TRY_RATE bytes of body, and the
+ * answer within ANSWER_S s of its start (a store that drips bytes
+ * makes progress, and would hold the upload for ever). */
+#define TRY_S 60
+#define TRY_RATE 512
+#define ANSWER_S 30
 
 char *cfg_push;
 static char *s3key, *region = "us-east-1", *spool_dir;
@@ -46,7 +52,7 @@ static u64 spool_bytes = 32 << 20;
 static char host[128], *bucket, *prefix = "";
 static u64 sa[16];		/* the store's address (pull_addr's) */
 static unsigned salen;
-static char board[65], boot[40], krel[65], mach[65];
+static char board[65], bkey[65], boot[40], krel[65], mach[65];	/* bkey: the board in keys */
 
 struct item {
 	int fd;
@@ -62,13 +68,13 @@ static u64 qbytes, dropped, seqms, fseq;	/* fseq: spool=DIR's next file */
 enum { IDLE, CONN, SEND, RECV };
 static struct {
 	int fd, st, tries, outq;	/* outq: bytes the peer had not taken */
-	u64 at, t0, prog;	/* request bytes sent; started; progress */
+	u64 at, t0, prog, lim;	/* request bytes sent; started; progress; its end */
 	size_t hn, an;		/* the head's length; the answer's */
 	char h[4096];		/* the request's head, then the answer */
 } up;
 static u64 next_try;		/* us, while the store is away */
 static unsigned backoff;	/* s */
-static int paused, skewed;	/* refused; corrected the clock once */
+static int paused, skewed;	/* refused; clock corrections in a row */
 static long long skew;		/* s: the store's clock less ours */
 static long long off;		/* s: a test's wrong clock (TRACER_CLOCK) */
 
@@ -87,8 +93,10 @@ static const char *resolve(const char *h, const char *port)
 	char ip[40], spec[64], *p, *nl;
 	long n;
 
+	/* TCP only: pull_addr's "@NAME" is an abstract socket, which any
+	 * local process may bind and so be handed the signed PUT */
 	fmt(spec, sizeof(spec), "%s:%s", h, port);
-	if (!pull_addr(spec, sa, &salen))
+	if (*h != '@' && !pull_addr(spec, sa, &salen))
 		return 0;
 	n = readfile("/etc/hosts", b, sizeof(b) - 1);
 	b[n > 0 ? n : 0] = 0;
@@ -107,7 +115,7 @@ static const char *resolve(const char *h, const char *port)
 			n = span(w, " \t#\n", 0);
 			if (n && (size_t)n == strlen(h) && !memcmp(w, h, n)) {
 				fmt(spec, sizeof(spec), "%s:%s", ip, port);
-				if (!pull_addr(spec, sa, &salen))
+				if (*ip != '@' && !pull_addr(spec, sa, &salen))
 					return 0;
 			}
 		}
@@ -118,7 +126,7 @@ static const char *resolve(const char *h, const char *port)
 /* push=http://HOST[:PORT]/BUCKET[/PREFIX] */
 static const char *url(char *v)
 {
-	char *h, *p, *c;
+	char *h, *p, *c, b[104];
 
 	if (!strncmp(v, "https://", 8))
 		return "no TLS in tracer: reach an HTTPS store through a gateway or stunnel (README)";
@@ -137,8 +145,16 @@ static const char *url(char *v)
 		for (c += strlen(c); c > prefix && c[-1] == '/'; )
 			*--c = 0;
 	}
-	if (strlen(bucket) > 63 || strlen(prefix) > 100)
-		return "a bucket of at most 63 bytes, a prefix of at most 100";
+	/* The bucket goes into the path as it is: S3's names only (no '?',
+	 * '%' or '#' that would make another request). The prefix as the
+	 * signed path has it, percent-encoded: room for the rest of the key
+	 * in path[] (start()) whatever its bytes. */
+	c = bucket + span(bucket, "abcdefghijklmnopqrstuvwxyz0123456789.-_ABCDEFGHIJKLMNOPQRSTUVWXYZ", 1);
+	if (*c || strlen(bucket) > 63)
+		return "a bucket is 1 to 63 letters, digits, '.', '-' or '_'";
+	if (*prefix == '.' || xstrstr(prefix, "//") || xstrstr(prefix, "/.") || (*prefix && !s3_uri(b, 101, prefix)))
+		return "a prefix of at most 100 bytes once percent-encoded (3 for a byte not A-Z a-z 0-9 - . _ ~ /), "
+		       "no segment empty or beginning with '.'";
 	if ((c = xstrchr(host, ':'))) {
 		char hn[128];
 
@@ -185,30 +201,44 @@ int push_key(const char *key, char *val, const char **why)
 	return 1;
 }
 
-/* The secret and its id from s3key=FILE (the AWS shared credentials
- * file, [default]); 0, or why not. */
-static const char *cred(char *id, char *sec)
+/* s3key= whole into b (KEY_FILE bytes at most), NUL-ended; 0, or why
+ * not. Only tracer's user may use it: a key others may read or replace
+ * is no secret. */
+#define KEY_FILE 8192
+static const char *cred_read(char *b)
 {
-	char b[4097], *p, *nl;
-	int fd = open(s3key, O_RDONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC), in = 0;
-	unsigned m;
+	/* O_NONBLOCK: a FIFO would wait for a writer; it is refused below */
+	int fd = open(s3key, O_RDONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
+	const char *why = 0;
 	struct stat st;
-	long n;
+	long n = 0, r = 1;
 
-	*id = *sec = 0;
 	if (fd < 0)
 		return "can't open s3key=";
-	m = fd_stat(fd);
-	if (!m && !fstat(fd, &st))
-		m = st.st_mode;
-	n = S_ISREG(m) ? read(fd, b, sizeof(b) - 1) : -1;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode))
+		why = "s3key= is no regular file";
+	else if (st.st_mode & 077)
+		why = "group or others may read or write s3key= (chmod 600 it)";
+	else if (st.st_uid != geteuid())
+		why = "s3key= belongs to another user (chown it to tracer's)";
+	while (!why && n <= KEY_FILE && (r = read(fd, b + n, KEY_FILE + 1 - n)) > 0)
+		n += r;
 	close(fd);
-	if (n < 0)
-		return "s3key= is no regular file";
-	if (m & 044)
-		return "others may read s3key= (chmod 600 it)";
-	b[n] = 0;
-	for (p = b; *p; p = nl + !!*nl) {
+	b[n > KEY_FILE ? 0 : n] = 0;
+	return why ? why : r < 0 ? "can't read s3key=" : n > KEY_FILE ? "s3key= is over 8 KiB" : 0;
+}
+
+/* The secret and its id from s3key=FILE (the AWS shared credentials
+ * file, [default]); 0, or why not. The copy of the file is wiped here,
+ * id and sec by the caller once signed. */
+static const char *cred(char *id, char *sec)
+{
+	char b[KEY_FILE + 2], *p, *nl;
+	const char *why = cred_read(b);
+	int in = 0;
+
+	*id = *sec = 0;
+	for (p = b; !why && *p; p = nl + !!*nl) {
 		char *k, *v, *e;
 		size_t kn;
 
@@ -225,14 +255,24 @@ static const char *cred(char *id, char *sec)
 		v += 1 + span(v + 1, " \t", 1);
 		for (e = nl; e > v && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r'); e--)
 			;
-		if (e - v > 127)
-			return "a key of more than 127 bytes in s3key=";
-		if (kn == 17 && !strncmp(k, "aws_access_key_id", 17))
+		/* a token would need x-amz-security-token, which tracer does
+		 * not send: said, rather than a refused signature */
+		if (kn == 17 && !strncmp(k, "aws_session_token", 17))
+			why = "aws_session_token in s3key=: no temporary credentials (a key of the board's own)";
+		else if (!(kn == 17 && !strncmp(k, "aws_access_key_id", 17)) && !(kn == 21 && !strncmp(k, "aws_secret_access_key", 21)))
+			continue;
+		else if (e - v > 127)
+			why = k[4] == 's' ? "aws_secret_access_key in s3key= is over 127 bytes" :
+			      "aws_access_key_id in s3key= is over 127 bytes";
+		else if (k[4] == 'a')
 			memcpy(id, v, e - v), id[e - v] = 0;
-		if (kn == 21 && !strncmp(k, "aws_secret_access_key", 21))
+		else
 			memcpy(sec, v, e - v), sec[e - v] = 0;
 	}
-	return *id && *sec ? 0 : "s3key= needs [default] with aws_access_key_id = and aws_secret_access_key =";
+	s3_wipe(b, sizeof(b));
+	if (!why && (!*id || !*sec))
+		why = "s3key= needs [default] with aws_access_key_id = and aws_secret_access_key =";
+	return why;
 }
 
 /* ---- the spool ---- */
@@ -266,55 +306,77 @@ static void make_room(u64 size, int more)
 	}
 }
 
-/* A spool file's trailer into it (0), or -1: not one of ours. */
-static int trailer_read(struct item *it)
+/* A trailer t of n bytes as push_add makes it: the key, within the
+ * prefix; a SHA-256 in hex; x-amz-meta-NAME:value lines; each line
+ * ended. 0, or why not. Checked once here, so that start() takes it
+ * apart without a check, and never sends another key or header. */
+static const char *trailer_ok(const char *t, size_t n)
+{
+	const char *p = t + span(t, "\n", 0), *e = t + n, *c;
+	size_t pn = strlen(prefix);
+	int k;
+
+	if (strlen(t) != n || p == t || p + 66 > e || p[65] != '\n' || span(p + 1, "0123456789abcdef", 1) != 64 ||
+	    e[-1] != '\n')
+		return "not a dump of the spool";
+	for (p += 66, k = 0; p < e; p += span(p, "\n", 0) + 1, k++)
+		if (k == 7 || strncmp(p, "x-amz-meta-", 11) || span(p, "abcdefghijklmnopqrstuvwxyz-", 1) != span(p, ":\n", 0) ||
+		    p[span(p, ":\n", 0)] != ':')
+			return "not a dump of the spool";
+	/* nor a segment a proxy may normalise out of the prefix ("..") */
+	for (c = t; *c != '\n'; c++)
+		if (*c == '/' && (c[1] == '/' || c[1] == '.' || c[1] == '\n'))
+			break;
+	if (*c != '\n' || *t == '/' || *t == '.' || (pn && (strncmp(t, prefix, pn) || t[pn] != '/')))
+		return "its key is not one of push='s prefix";
+	return 0;
+}
+
+/* A spool file's trailer into it: 0, or why it is not one of ours. */
+static const char *trailer_read(struct item *it)
 {
 	char l[10];
 	u64 n, sz = lseek(it->fd, 0, SEEK_END);
 
 	if (sz < 9 || pread(it->fd, l, 9, sz - 9) != 9 || l[8] != '\n')
-		return -1;
+		return "not a dump of the spool";
 	l[8] = 0;
 	n = xtou(l, 0, 16);
 	if (n >= TRAIL || n + 9 > sz || pread(it->fd, it->t, n, sz - 9 - n) != (long)n)
-		return -1;
+		return "not a dump of the spool";
 	it->t[n] = 0;
 	it->size = sz - 9 - n;
-	/* the key, a SHA-256 in hex, then name:value lines (all of them
-	 * ended): what start() takes apart, checked once here */
-	{
-		char *p = it->t + span(it->t, "\n", 0), *e = it->t + n;
-		int k;
-
-		if (p == it->t || p + 66 > e || p[65] != '\n' || span(p + 1, "0123456789abcdef", 1) != 64 || e[-1] != '\n')
-			return -1;
-		for (p += 66, k = 0; p < e; p += span(p, "\n", 0) + 1, k++)
-			if (k == 7 || span(p, ":\n", 0) == span(p, "\n", 0))
-				return -1;
-	}
-	return 0;
+	return trailer_ok(it->t, n);
 }
 
+/* A file of spool=DIR. Others may write there (a sticky directory):
+ * what is not a regular file of tracer's own user, with one name and
+ * mode 600, is left alone. Opened without following a link, and
+ * without waiting (a FIFO). */
 static void spool_one(const char *name, void *ctx)
 {
 	struct item it;
+	struct stat st;
 	size_t n = strlen(name);
+	const char *why = "not tracer's own file (a regular file of its user, mode 600)";
 	long pid;
 
-	it.fd = -1;
-	if (*name == '.' && n > 4 && !strcmp(name + n - 4, ".tmp")) {
+	fmt(it.file, sizeof(it.file), "%s/%s", spool_dir, name);
+	if (n > 4 && !strcmp(name + n - 4, ".tmp")) {
 		/* a dump cut short by a kill: its tracer is gone */
-		pid = xtou(name + 1, 0, 10);
-		fmt(it.file, sizeof(it.file), "%s/%s", spool_dir, name);
+		pid = xtou(name, 0, 10);
 		if (pid > 0 && kill(pid, 0) && errno == ESRCH)
 			unlink(it.file);
 		return;
 	}
 	if (n < 6 || strcmp(name + n - 5, ".push") || n > 40)
 		return;
-	fmt(it.file, sizeof(it.file), "%s/%s", spool_dir, name);
-	if ((it.fd = open(it.file, O_RDONLY | O_CLOEXEC)) < 0 || trailer_read(&it)) {
-		msg("push: %s: not a dump of the spool, left alone", it.file);
+	it.fd = open(it.file, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (it.fd >= 0 && !fstat(it.fd, &st) && S_ISREG(st.st_mode) && st.st_uid == geteuid() && st.st_nlink == 1 &&
+	    !(st.st_mode & 077))
+		why = trailer_read(&it);
+	if (why) {
+		msg("push: %s: %s, left alone", it.file, why);
 		if (it.fd >= 0)
 			close(it.fd);
 		return;
@@ -329,6 +391,39 @@ static void spool_one(const char *name, void *ctx)
 	nq++;
 	qbytes += it.size;
 	make_room(0, 0);
+}
+
+/* printable ASCII, one space at most in a row, trimmed: a header value
+ * as SigV4 canonicalises it, so that the store's hash is ours */
+static void clean(char *o, size_t n, const char *s)
+{
+	size_t k = 0;
+
+	for (; *s && k + 1 < n; s++) {
+		char c = *s < ' ' || *s > '~' ? '?' : *s;
+
+		if (c != ' ' || (k && o[k - 1] != ' '))
+			o[k++] = c;
+	}
+	while (k && o[k - 1] == ' ')
+		k--;
+	o[k] = 0;
+}
+
+/* spool=DIR: tracer's or root's, and others may write it only where
+ * the sticky bit keeps them from tracer's files (as /tmp) */
+static void spool_check(void)
+{
+	struct stat st;
+
+	if (lstat(spool_dir, &st) || !S_ISDIR(st.st_mode) || access(spool_dir, W_OK))
+		die(2, "config: spool=%s: not a directory tracer may write", spool_dir);
+	if (st.st_uid && st.st_uid != geteuid())
+		die(2, "config: spool=%s: another user's directory (uid %u): one of root's or tracer's own", spool_dir,
+		    (unsigned)st.st_uid);
+	if (st.st_mode & 022 && !(st.st_mode & S_ISVTX))
+		die(2, "config: spool=%s: others may write it, and no sticky bit keeps them from tracer's files (chmod 700 it)",
+		    spool_dir);
 }
 
 void push_init(void)
@@ -349,38 +444,32 @@ void push_init(void)
 	}
 	if (!s3key)
 		die(2, "config: push= needs s3key=FILE (the AWS credentials file format, mode 600)");
-	if ((why = cred(id, sec)))
+	why = cred(id, sec);
+	s3_wipe(sec, sizeof(sec));
+	if (why)
 		die(2, "config: %s: %s", s3key, why);
 	uname(&u);
-	memcpy(board, u.nodename, 64), memcpy(krel, u.release, 64), memcpy(mach, u.machine, 64);
+	/* The node name as a header's value: as SigV4 trims it; in the key
+	 * only what needs no encoding, never a '/' nor a leading '.' (no
+	 * other object) */
+	clean(board, sizeof(board), u.nodename), clean(krel, sizeof(krel), u.release), clean(mach, sizeof(mach), u.machine);
+	for (n = 0; u.nodename[n] && n < 64; n++)
+		bkey[n] = (unsigned)((u.nodename[n] | 32) - 'a') < 26 || (unsigned)(u.nodename[n] - '0') < 10 ||
+			  (n && u.nodename[n] == '.') || u.nodename[n] == '_' ? u.nodename[n] : '-';
+	if (!n)
+		bkey[n++] = '-';
+	bkey[n] = 0;
 	n = readfile("/proc/sys/kernel/random/boot_id", boot, 37);
 	boot[n == 37 ? 36 : 0] = 0;
 	if (!*boot)
 		memcpy(boot, "no-boot-id", 11);
 	q = xmalloc((spool_max + 1) * sizeof(*q));
 	if (spool_dir) {
-		if (path_mode(spool_dir) != S_IFDIR || access(spool_dir, W_OK))
-			die(2, "config: spool=%s: not a directory tracer may write", spool_dir);
+		spool_check();
 		dir_each(spool_dir, spool_one, 0);
 		if (nq)
 			msg("push: %d dumps of %L bytes in %s wait to be sent", nq, qbytes, spool_dir);
 	}
-}
-
-/* printable ASCII, one space at most in a row, trimmed: a header value */
-static void clean(char *o, size_t n, const char *s)
-{
-	size_t k = 0;
-
-	for (; *s && k + 1 < n; s++) {
-		char c = *s < ' ' || *s > '~' ? '?' : *s;
-
-		if (c != ' ' || (k && o[k - 1] != ' '))
-			o[k++] = c;
-	}
-	while (k && o[k - 1] == ' ')
-		k--;
-	o[k] = 0;
 }
 
 /* v in w digits, zero-padded (its last w digits) */
@@ -408,12 +497,18 @@ int push_open(char *name, size_t n, const char *why)
 		slug[i] = r[i] == '.' || r[i] == '_' || (unsigned)((r[i] | 32) - 'a') < 26 || (unsigned)(r[i] - '0') < 10 ? r[i] : '-';
 	slug[i] = 0;
 	/* key and reason now; push_add puts the rest after them */
-	fmt(it->t, TRAIL, "%s%s%s/%s/%s-%s.data\n%s\n", prefix, *prefix ? "/" : "", board, boot,
+	fmt(it->t, TRAIL, "%s%s%s/%s/%s-%s.data\n%s\n", prefix, *prefix ? "/" : "", bkey, boot,
 	    pad(ms, seqms, 12), slug, r);
 	*it->file = 0;
 	if (spool_dir) {
-		fmt(it->file, sizeof(it->file), "%s/.%u.tmp", spool_dir, (unsigned)getpid());
-		fd = open(it->file, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+		/* a new file, never one another user planted under the name
+		 * (a link to a file of root's, a file others may read); a
+		 * name our pid left in another boot goes first. No leading
+		 * dot: the next start's walk sees, and removes, a dump cut
+		 * short by a kill. */
+		fmt(it->file, sizeof(it->file), "%s/%u.tmp", spool_dir, (unsigned)getpid());
+		unlink(it->file);
+		fd = open(it->file, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	} else {
 		fd = memfd_create("tracer-push", MFD_CLOEXEC);
 	}
@@ -452,6 +547,8 @@ int push_add(int fd, int err, u64 size)
 	    "x-amz-meta-machine:%s\nx-amz-meta-reason:%s\nx-amz-meta-tracer:%s\n",
 	    hexstr(h, d, 32), board, boot, krel, mach, r, VERSION);
 	n = strlen(t);
+	if (!err && trailer_ok(t, n))
+		err = EINVAL;	/* (a reason cut short in its last line) */
 	*hex8(l, n) = '\n';	/* the trailer's length */
 	if (!err && (pwrite(fd, t, n, size) != (long)n || pwrite(fd, l, 9, size + n) != 9))
 		err = errno ? errno : EIO;
@@ -486,80 +583,6 @@ int push_add(int fd, int err, u64 size)
 }
 
 /* ---- the upload ---- */
-
-/* YYYYMMDDTHHMMSSZ for t (s since 1970) */
-static void amz_date(char *o, u64 t)
-{
-	u64 d = t / 86400, s = t % 86400;
-	/* days to the civil date (Howard Hinnant's algorithm) */
-	u64 z = d + 719468, era = z / 146097, doe = z - era * 146097;
-	u64 yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-	u64 doy = doe - (365 * yoe + yoe / 4 - yoe / 100), mp = (5 * doy + 2) / 153;
-	u64 day = doy - (153 * mp + 2) / 5 + 1, mon = mp < 10 ? mp + 3 : mp - 9;
-	u64 y = yoe + era * 400 + (mon <= 2);
-	u64 v[6] = { y, mon, day, s / 3600, s / 60 % 60, s % 60 };
-	int i, w[6] = { 4, 2, 2, 2, 2, 2 };
-
-	for (i = 0; i < 6; i++) {
-		int k;
-
-		for (k = w[i]; k--; v[i] /= 10)
-			o[k] = '0' + v[i] % 10;
-		o += w[i];
-		if (i == 2)
-			*o++ = 'T';
-	}
-	*o++ = 'Z';
-	*o = 0;
-}
-
-/* A Date: header's time ("Fri, 27 Nov 2026 12:04:01 GMT"), or 0 */
-static u64 http_date(const char *s)
-{
-	static const char mon[] = "JanFebMarAprMayJunJulAugSepOctNovDec";
-	u64 d, m, y, hh, mm, ss;
-	char *e;
-	int i;
-
-	s += span(s, ", ", 0);
-	s += span(s, ", ", 1);
-	d = xtou(s, &e, 10);
-	for (i = 0; i < 12 && strncmp(e + 1, mon + 3 * i, 3); i++)
-		;
-	if (i == 12 || *e != ' ')
-		return 0;
-	m = i + 1;
-	y = xtou(e + 5, &e, 10);
-	hh = xtou(e + 1, &e, 10);
-	mm = xtou(e + 1, &e, 10);
-	ss = xtou(e + 1, &e, 10);
-	/* the civil date to days */
-	y -= m <= 2;
-	{
-		u64 era = y / 400, yoe = y - era * 400;
-		u64 doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1;
-		u64 doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-
-		return (era * 146097 + doe - 719468) * 86400 + hh * 3600 + mm * 60 + ss;
-	}
-}
-
-/* In the answer, header name's value (to the line's end), or 0. */
-static char *header(const char *name)
-{
-	char *p = up.h;
-	size_t n = strlen(name);
-
-	while ((p = xstrchr(p, '\n'))) {
-		size_t i;
-
-		for (p++, i = 0; i < n && (p[i] | 32) == name[i]; i++)
-			;
-		if (i == n && p[n] == ':')
-			return p + n + 1 + span(p + n + 1, " ", 1);
-	}
-	return 0;
-}
 
 static void up_close(void)
 {
@@ -598,6 +621,7 @@ static void start(void)
 	struct s3req r;
 
 	if ((why = cred(id, sec))) {
+		s3_wipe(sec, sizeof(sec));
 		msg("push: %s: %s; %d dumps kept, sent after the next dump", s3key, why, nq);
 		paused = 1;
 		return;
@@ -610,12 +634,14 @@ static void start(void)
 	for (i = 0; i < 7 && *p; i++, p += span(p, "\n", 0), *p++ = 0)
 		hd[i] = p;
 	hd[i] = 0;
-	amz_date(date, wall() + skew);
+	s3_amzdate(date, wall() + skew);
 	fmt(path, sizeof(path), "/%s/", bucket);
 	if (!s3_uri(path + strlen(path), sizeof(path) - strlen(path), key))
 		path[0] = 0;
 	r = (struct s3req){ "PUT", host, path, "", date, region, "s3", id, sec, sha, hd, 0 };
-	if (!path[0] || !s3_auth(&r, auth, sizeof(auth))) {
+	i = path[0] && s3_auth(&r, auth, sizeof(auth));
+	s3_wipe(sec, sizeof(sec));
+	if (!i) {
 		msg("push: %s: the key is too long to sign; dropped", key);
 		item_free(q);
 		return;
@@ -633,8 +659,9 @@ static void start(void)
 	up.at = up.an = 0;
 	up.outq = -1;
 	up.t0 = up.prog = now_us();
+	up.lim = up.t0 + (TRY_S + q->size / TRY_RATE) * 1000000ULL;
 	up.tries++;
-	up.fd = socket(salen == sizeof(struct sockaddr_in) ? AF_INET : AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	up.fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (up.fd < 0 || (connect(up.fd, (void *)sa, salen) && errno != EINPROGRESS)) {
 		retry(0, errno);
 		return;
@@ -642,21 +669,38 @@ static void start(void)
 	up.st = CONN;
 }
 
-/* What the store said: 2xx arrived; RequestTimeTooSkewed corrects our
- * clock from its Date: once; another 4xx is a refusal that holds
- * until the next dump; the rest, or no answer, tries again later. */
+/* This object refused for good (EntityTooLarge, ...): it goes, said and
+ * counted, and the next is sent (it must not hold the later ones). */
+static void refused_one(int st, const char *code)
+{
+	char k[TRAIL];
+
+	fmt(k, sizeof(k), "%s", q->t);
+	k[span(k, "\n", 0)] = 0;
+	msg("push: %s refused %s for good: HTTP %d %s; dropped (%L so far), the next goes on", host, k, st, code, ++dropped);
+	up_close();
+	item_free(q);
+	backoff = up.tries = 0;
+	next_try = 0;
+}
+
+/* What the store said: 2xx arrived. RequestTimeTooSkewed sets our
+ * clock's offset from its Date: every time (a forged one is undone by
+ * the next honest one), at once only the first time in a row. A refusal
+ * of this object (413, EntityTooLarge, KeyTooLongError,
+ * MetadataTooLarge) drops it; another 4xx, or a 3xx (tracer follows no
+ * redirect), holds until the next dump; the rest, or no answer, tries
+ * again later. */
 static void answer(void)
 {
 	char code[64] = "", *c, *e;
-	int st = 0;
-	u64 t = now_us() - up.t0;
+	int st = s3_status(up.h, up.an);
+	u64 t = now_us() - up.t0, d;
 
 	up.h[up.an] = 0;
-	if (!strncmp(up.h, "HTTP/1.", 7))
-		st = xtou(up.h + 9, 0, 10);
-	if ((c = xstrstr(up.h, "<Code>")) && (e = xstrstr(c, "</Code>")) && e - c - 6 < (long)sizeof(code))
-		memcpy(code, c + 6, e - c - 6), code[e - c - 6] = 0;
-	if (st >= 200 && st < 300) {
+	if ((c = xstrstr(up.h, "<Code>")) && (e = xstrstr(c, "</Code>")))
+		s3_esc(code, sizeof(code), c + 6, e);
+	if (st / 100 == 2) {
 		char k[TRAIL];
 
 		fmt(k, sizeof(k), "%s", q->t);
@@ -667,16 +711,22 @@ static void answer(void)
 		item_free(q);
 		backoff = up.tries = skewed = 0;
 		next_try = 0;
-	} else if (!strcmp(code, "RequestTimeTooSkewed") && !skewed && (c = header("date")) && http_date(c)) {
-		skewed = 1;
-		skew = (long long)http_date(c) - wall();
+	} else if (!strcmp(code, "RequestTimeTooSkewed") && (c = s3_header(up.h, "date")) && (d = s3_httpdate(c))) {
+		skew = (long long)d - wall();
 		msg("push: our clock is %L s %s the store's (RequestTimeTooSkewed): signing with its time",
 		    (u64)(skew < 0 ? -skew : skew), skew < 0 ? "ahead of" : "behind");
-		up_close();
-		next_try = 0;
-	} else if (st >= 400 && st < 500 && st != 408 && strcmp(code, "RequestTimeout")) {
+		if (skewed++) {
+			retry("RequestTimeTooSkewed again", 0);
+		} else {
+			up_close();
+			next_try = 0;
+		}
+	} else if (st == 413 || !strcmp(code, "EntityTooLarge") || !strcmp(code, "KeyTooLongError") ||
+		   !strcmp(code, "MetadataTooLarge")) {
+		refused_one(st, *code ? code : "(no S3 error code)");
+	} else if (st / 100 == 3 || (st / 100 == 4 && st != 408 && strcmp(code, "RequestTimeout"))) {
 		msg("push: %s refused it: HTTP %d %s; %d dumps kept, tried again after the next dump",
-		    host, st, *code ? code : "(no S3 error code)", nq);
+		    host, st, *code ? code : st / 100 == 3 ? "(a redirect: push= names the store itself)" : "(no S3 error code)", nq);
 		up_close();
 		paused = 1;
 		up.tries = 0;
@@ -694,11 +744,25 @@ int push_fds(struct pollfd *p)
 
 	p->fd = up.fd;
 	p->events = up.st == CONN ? POLLOUT : up.st == SEND ? POLLOUT | POLLIN : POLLIN;
-	if (up.st)
-		return up.prog + STALL > now ? (up.prog + STALL - now) / 1000 + 1 : 0;
+	if (up.st) {
+		u64 w = up.prog + STALL < up.lim ? up.prog + STALL : up.lim;
+
+		return w > now ? (w - now) / 1000 + 1 : 0;
+	}
 	if (!nq || paused)
 		return -1;
 	return next_try > now ? (next_try - now) / 1000 + 1 : 0;
+}
+
+/* Sent, or the store spoke first: its answer, ANSWER_S s at most */
+static void recv_start(void)
+{
+	u64 l = now_us() + ANSWER_S * 1000000ULL;
+
+	up.st = RECV;
+	up.an = 0;
+	if (l < up.lim)
+		up.lim = l;
 }
 
 /* The body from its spool fd, in pieces: what the socket takes. */
@@ -708,7 +772,7 @@ static void send_some(void)
 	int i;
 
 	for (i = 0; i < 64 && up.at < up.hn + q->size; i++) {
-		const char *p = up.h + up.at;
+		const char *p = up.h + (up.at < up.hn ? up.at : 0);	/* (no pointer past up.h) */
 		long n = up.hn - up.at, w;
 
 		if (up.at >= up.hn) {
@@ -724,14 +788,14 @@ static void send_some(void)
 		w = send(up.fd, p, n, MSG_NOSIGNAL | MSG_DONTWAIT);
 		if (w < 0) {
 			if (errno != EAGAIN && errno != EINTR)
-				up.st = RECV;	/* its answer may say why */
+				recv_start();	/* its answer may say why */
 			return;
 		}
 		up.at += w;
 		up.prog = now_us();
 	}
 	if (up.at >= up.hn + q->size)
-		up.st = RECV;
+		recv_start();
 }
 
 void push_step(const struct pollfd *p)
@@ -757,6 +821,10 @@ void push_step(const struct pollfd *p)
 		up.outq = o;
 		up.prog = now_us();
 	}
+	if (now_us() >= up.lim) {
+		retry(up.st == RECV ? "no whole answer within 30 s" : "slower than 512 bytes/s", 0);
+		return;
+	}
 	if (!p->revents)
 		return;
 	if (up.st == CONN) {
@@ -767,27 +835,21 @@ void push_step(const struct pollfd *p)
 		up.st = SEND;
 	}
 	if (up.st == SEND && p->revents & POLLIN)
-		up.st = RECV;
+		recv_start();
 	if (up.st == SEND) {
 		send_some();
 		return;
 	}
-	/* the answer: up to its end (Connection: close, or its length)
-	 * or a full buffer */
+	/* the answer: up to what answer_whole() needs, or the close */
 	if (!(p->revents & (POLLIN | POLLHUP | POLLERR)))
 		return;
 	n = read(up.fd, up.h + up.an, sizeof(up.h) - 1 - up.an);
 	if (n < 0 && (errno == EAGAIN || errno == EINTR))
 		return;
 	if (n > 0) {
-		char *b, *l;
-
 		up.an += n;
 		up.prog = now_us();
-		up.h[up.an] = 0;
-		b = xstrstr(up.h, "\r\n\r\n");
-		l = header("content-length");
-		if (up.an < sizeof(up.h) - 1 && !(b && l && up.h + up.an >= b + 4 + xtou(l, 0, 10)))
+		if (!s3_whole(up.h, &up.an, sizeof(up.h)))
 			return;
 	}
 	if (!up.an)

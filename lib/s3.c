@@ -69,6 +69,7 @@ void s3_key(const struct s3req *r, u8 key[32])
 	for (i = 0; i < 4; i++, n = 32)
 		hmac256(s.b, n, m[i], i ? strlen(m[i]) : 8, s.b);
 	memcpy(key, s.b, 32);
+	s3_wipe(&s, sizeof(s));	/* s.b past the key still held the secret */
 }
 
 size_t s3_auth(const struct s3req *r, char *o, size_t n)
@@ -169,4 +170,120 @@ size_t s3_uri(char *o, size_t n, const char *key)
 		return 0;
 	o[i] = 0;
 	return i;
+}
+
+/* ---- the store's answer (s3.h) ---- */
+
+void s3_amzdate(char *o, u64 t)
+{
+	u64 d = t / 86400, s = t % 86400;
+	/* days to the civil date (Howard Hinnant's algorithm) */
+	u64 z = d + 719468, era = z / 146097, doe = z - era * 146097;
+	u64 yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+	u64 doy = doe - (365 * yoe + yoe / 4 - yoe / 100), mp = (5 * doy + 2) / 153;
+	u64 day = doy - (153 * mp + 2) / 5 + 1, mon = mp < 10 ? mp + 3 : mp - 9;
+	u64 y = yoe + era * 400 + (mon <= 2);
+	u64 v[6] = { y, mon, day, s / 3600, s / 60 % 60, s % 60 };
+	int i, w[6] = { 4, 2, 2, 2, 2, 2 };
+
+	for (i = 0; i < 6; i++) {
+		int k;
+
+		for (k = w[i]; k--; v[i] /= 10)
+			o[k] = '0' + v[i] % 10;
+		o += w[i];
+		if (i == 2)
+			*o++ = 'T';
+	}
+	*o++ = 'Z';
+	*o = 0;
+}
+
+u64 s3_httpdate(const char *s)
+{
+	static const char mon[] = "JanFebMarAprMayJunJulAugSepOctNovDec", form[] = "www, 00 mmm 0000 00:00:00 GMT";
+	u64 d, m, y, hh, mm, ss;
+	int i;
+
+	for (i = 0; form[i]; i++)
+		if (!s[i] || (form[i] == '0' ? (unsigned)(s[i] - '0') > 9 : form[i] != 'w' && form[i] != 'm' && s[i] != form[i]))
+			return 0;
+	for (m = 0; m < 12 && strncmp(s + 8, mon + 3 * m, 3); m++)
+		;
+	d = xtou(s + 5, 0, 10), y = xtou(s + 12, 0, 10);
+	hh = xtou(s + 17, 0, 10), mm = xtou(s + 20, 0, 10), ss = xtou(s + 23, 0, 10);
+	if (m++ == 12 || !d || d > 31 || y < 1970 || hh > 23 || mm > 59 || ss > 60)
+		return 0;
+	/* the civil date to days */
+	y -= m <= 2;
+	{
+		u64 era = y / 400, yoe = y - era * 400;
+		u64 doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1;
+		u64 doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+
+		return (era * 146097 + doe - 719468) * 86400 + hh * 3600 + mm * 60 + ss;
+	}
+}
+
+char *s3_header(const char *h, const char *name)
+{
+	char *p = (char *)h, *end = xstrstr(h, "\r\n\r\n");
+	size_t n = strlen(name);
+
+	while ((p = xstrchr(p, '\n')) && (!end || p < end)) {
+		size_t i;
+
+		for (p++, i = 0; i < n && (p[i] | 32) == name[i]; i++)
+			;
+		if (i == n && p[n] == ':')
+			return p + n + 1 + span(p + n + 1, " ", 1);
+	}
+	return 0;
+}
+
+int s3_status(const char *h, size_t n)
+{
+	if (n < 12 || strncmp(h, "HTTP/1.", 7) || h[8] != ' ' || span(h + 9, "0123456789", 1) != 3)
+		return 0;
+	return (h[9] - '0') * 100 + (h[10] - '0') * 10 + h[11] - '0';
+}
+
+int s3_whole(char *h, size_t *n, size_t max)
+{
+	char *b, *l;
+
+	for (;;) {
+		h[*n] = 0;
+		if (!(b = xstrstr(h, "\r\n\r\n")))
+			return *n >= max - 1;
+		b += 4;
+		if (s3_status(h, *n) / 100 != 1)
+			break;
+		*n -= b - h;
+		memmove(h, b, *n + 1);
+	}
+	if (s3_status(h, *n) / 100 == 2)
+		return 1;
+	if ((l = s3_header(h, "content-length")) && (u64)(h + *n - b) >= xtou(l, 0, 10))
+		return 1;	/* (lengths compared: no pointer past the buffer) */
+	if ((l = s3_header(h, "transfer-encoding")) && !strncmp(l, "chunked", 7) &&
+	    (!strncmp(b, "0\r\n", 3) || xstrstr(b, "\r\n0\r\n")))
+		return 1;
+	return *n >= max - 1;
+}
+
+char *s3_esc(char *o, size_t n, const char *s, const char *e)
+{
+	size_t k = 0;
+
+	for (; s < e && k + 5 < n; s++) {
+		if (*s > ' ' && *s <= '~' && *s != '\\') {
+			o[k++] = *s;
+		} else {
+			o[k++] = '\\', o[k++] = 'x';
+			o[k++] = "0123456789abcdef"[(u8)*s >> 4], o[k++] = "0123456789abcdef"[*s & 15];
+		}
+	}
+	o[k] = 0;
+	return o;
 }

@@ -1,8 +1,9 @@
 /* s3.h - AWS Signature Version 4 for S3 requests (s3.c): pure
- * functions, no I/O. */
+ * functions, no I/O, and the reading of the store's answer. */
 #ifndef S3_H
 #define S3_H
 
+#include <string.h>
 #include "lib.h"
 
 struct s3req {
@@ -27,5 +28,31 @@ size_t s3_uri(char *o, size_t n, const char *key);
 /* The signing key of r's secret, date, region and service (s3_auth
  * signs with it; apart for the test of the documented example). */
 void s3_key(const struct s3req *r, u8 key[32]);
+/* The store's answer, h of n bytes (NUL-ended). Its status ("HTTP/1.1
+ * 200"), or 0: none, or too short to have one. */
+int s3_status(const char *h, size_t n);
+/* In its head, header name's (lowercase) value, to the line's end; or 0 */
+char *s3_header(const char *h, const char *name);
+/* 1 once the answer in h (*n bytes, in a buffer of max) is all a
+ * client needs: a 2xx's head; another's body to its Content-Length or
+ * a chunked end, for the S3 error code; or a full buffer. An interim
+ * 1xx ("100 Continue") is taken out: the final answer follows it. */
+int s3_whole(char *h, size_t *n, size_t max);
+/* A Date: header's time (s since 1970), or 0: RFC 9110's form ("Fri, 27
+ * Nov 2026 12:04:01 GMT"), every field in its bounds, nothing read past
+ * its end */
+u64 s3_httpdate(const char *s);
+/* YYYYMMDDTHHMMSSZ for t (s since 1970), 17 bytes with the NUL */
+void s3_amzdate(char *o, u64 t);
+/* s up to e into o, n bytes at most: printable ASCII, and \xHH for any
+ * other byte, so that a store's words forge no line and no escape */
+char *s3_esc(char *o, size_t n, const char *s, const char *e);
+/* n bytes at p zeroed where the compiler sees no later read (a secret
+ * on the stack), which memset alone may leave out */
+static inline void s3_wipe(void *p, size_t n)
+{
+	memset(p, 0, n);
+	__asm__ __volatile__("" : : "r"(p) : "memory");
+}
 
 #endif

@@ -145,7 +145,8 @@ else
 		k1=$(keys "$T/p9" | tr '\n' ' ')
 		n=$(grep -c ' arrived: ' "$T/p9.err")
 		# and a file that only looks like one of the spool's
-		printf 'key\nzz\nx\n00000009\n' >"$T/sp9/900000000000.push"
+		# (mode 600, tracer's: only its trailer is wrong)
+		(umask 077; printf 'key\nzz\nx\n00000009\n' >"$T/sp9/900000000000.push")
 		if ptr "$T/p92" -o /dev/null "push=$URL/k9$$ $P spool=$T/sp9 cpu-clock@9 procs=0"; then
 			arrived "$T/p92" $((3 - n)) 30
 			stop_tracer >/dev/null
@@ -210,6 +211,49 @@ else
 		testing "push: spool=2 and no server: 5 dumps, 3 dropped oldest first, 2 said lost at exit" \
 			"$(echo $(keys "$T/pf" | head -3)) | 3 | 1" \
 			"$(echo $(sed -n 's/.*dropped \([^ ]*\), the oldest.*/\1/p' "$T/pf.err")) | $(grep -c 'so far)' "$T/pf.err") | $(grep -c 'push: 2 dumps not sent are lost' "$T/pf.err")"
+	fi
+
+	# --- node names (uname -n, in a UTS namespace of its own) with a
+	# newline, tabs, leading, trailing and doubled spaces: each dump
+	# signed as SigV4 canonicalises the header (the server checks it),
+	# the key's board part only bytes that need no encoding ---
+	printf '#!/bin/sh\nexec unshare --uts /usr/bin/python3 -c "import os, socket, sys; socket.sethostname(sys.argv[1]); os.execv(sys.argv[2], sys.argv[2:])" "$NODENAME" "%s" "$@"\n' "$PB" >"$T/uts.sh"
+	chmod 755 "$T/uts.sh"
+	i=0
+	for nn in "$(printf 'x\ny:z')" "$(printf '\ttab\tbed')" "  lead  and  trail  "; do
+		i=$((i + 1))
+		if NODENAME=$nn TRACER=$T/uts.sh start_tracer "$T/pn$i" -o /dev/null "push=$URL/nn$i$$ $P cpu-clock@9 procs=0"; then
+			dump_wait "$T/pn$i" 1 >/dev/null
+			arrived "$T/pn$i" 1 30
+			stop_tracer >/dev/null; rc=$?
+			k=$(got nn$i$$ | head -1)
+			testing "push: node name '$(printf %q "$nn")': no crash, both dumps signed right (arrived), keys under board '$(echo "$k" | cut -d/ -f2)', x-amz-meta-board '$(s3c head "$k" 2>&1 | sed -n 's/^board=//p')'" \
+				"0 2 2" "$rc $(grep -c ' arrived: ' "$T/pn$i.err") $(got nn$i$$ | grep -c "^nn$i$$/[A-Za-z0-9._-]*/[0-9a-f-]*/[0-9]*-[a-z-]*\.data$")"
+		else
+			fail "push: node name '$(printf %q "$nn")': tracer starts" "$(cat "$T/pn$i.err")"
+		fi
+	done
+
+	# --- the secret straddling 4 KiB of s3key= (comments before it):
+	# read whole, signed right; after the upload no copy of the secret
+	# is left in tracer's memory ---
+	/usr/bin/python3 - "$T/s3long" "$S3_ACCESS" "$S3_SECRET" <<'EOF'
+import sys
+f, ak, sk = sys.argv[1:4]
+head = "[default]\naws_access_key_id = %s\n" % ak
+pad = 4096 - 10 - len(head) - len("aws_secret_access_key = ") - 2
+open(f, "w").write("# %s\n" % ("x" * (pad - 3)) + head + "aws_secret_access_key = %s\n" % sk)
+EOF
+	chmod 600 "$T/s3long"
+	# (S3_SECRET, which test/lib.sh exports, kept out of tracer's environment)
+	if S3_SECRET= ptr "$T/pl" -o /dev/null "push=$URL/long$$ s3key=$T/s3long cpu-clock@9 procs=0"; then
+		dump_wait "$T/pl" 1 >/dev/null
+		arrived "$T/pl" 1 30
+		a=$(grep -c ' arrived: ' "$T/pl.err")
+		m=$(/usr/bin/python3 test/memscan.py $TPID "$S3_SECRET")
+		stop_tracer >/dev/null
+		testing "push: s3key= with the secret at byte $(grep -b -o 'aws_secret_access_key = ' "$T/s3long" | cut -d: -f1)+24 of $(wc -c <"$T/s3long"): read whole, arrived; copies of the secret in tracer's writable memory after the upload" \
+			"1 0" "$a $m"
 	fi
 
 	# --- bad config: named, exit 2 ---
