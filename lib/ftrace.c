@@ -419,14 +419,15 @@ int ft_init(const u64 *mask)
  * else read. -1 if it can't be. */
 int ft_open(int ri, int cpu)
 {
-	struct fcpu *f = ft_fc + ri;
+	struct fcpu *f;
 	char p[40], *e;
 	u32 *m, mps, n;
 	u64 len;
 	int i;
 
-	if (!ft_n)
+	if (!ft_n)	/* (and no ft_fc) */
 		return 0;
+	f = ft_fc + ri;
 	f->cpu = cpu;
 	for (i = 0; i < nev; i++)
 		if (evs[i].ft)
