@@ -1,0 +1,189 @@
+# Pulled dumps (listen=) against clients that misbehave, and neighbours
+# that try to cost tracer its CPU or its descriptors: a puller that keeps
+# sending, a refusal loop by another user, too few descriptors, a key
+# sent by nc -N. Each judged on what the test's own tracer did (its CPU
+# from /proc/PID/stat, its stderr, what its clients received).
+
+HP=$((21000 + $$ % 20000))
+nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; }
+HZ=$(getconf CLK_TCK)
+# ticks PID: its user and system time so far, in clock ticks
+ticks() { awk '{ print $14 + $15 }' /proc/$1/stat; }
+
+# --- a puller that keeps sending while it reads its dump, and after:
+# the end of a pull reads at most 64 KiB of what it sent, so a SIGUSR2
+# right after is dumped at once (it waited for the client to stop) ---
+cat >"$T/flood.py" <<'PY'
+import socket, sys, threading, time
+s = socket.socket()
+s.connect(("127.0.0.1", int(sys.argv[1])))
+stop = time.time() + float(sys.argv[2])
+def send():
+    b = b"x" * 65536
+    try:
+        while time.time() < stop:
+            s.send(b)
+    except OSError:
+        pass
+threading.Thread(target=send, daemon=True).start()
+n, end = 0, "eof"
+while True:
+    try:
+        b = s.recv(65536)
+    except OSError:	# the reset tracer closes with, what was unread lost
+        end = "reset"
+        break
+    if not b:
+        break
+    n += len(b)
+print(end, "after", n, "bytes", flush=True)
+while time.time() < stop:
+    time.sleep(0.1)
+PY
+if start_tracer "$T/fl" -o "$T/fl.data" "sched:sched_process_exec buf=64k listen=127.0.0.1:$HP"; then
+	python3 "$T/flood.py" $HP 12 >"$T/flood.out" & FP=$!; WORKS="$WORKS $FP"
+	for i in $(seq 100); do [ -s "$T/flood.out" ] && break; sleep 0.1; done
+	t0=$(date +%s%N); kill -USR2 $TPID
+	for i in $(seq 300); do grep -q "dump [0-9]* (signal)" "$T/fl.err" && break; sleep 0.02; done
+	ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+	grep -q "dump [0-9]* (pulled by" "$T/fl.err" && grep -q "dump [0-9]* (signal)" "$T/fl.err" && [ $ms -lt 1000 ] &&
+		pass "a puller that keeps sending: its dump sent ($(cat "$T/flood.out")), SIGUSR2 right after dumped in ${ms} ms (bound 1 s)" ||
+		fail "a puller that keeps sending: SIGUSR2 right after its dump is dumped within 1 s" "${ms} ms; client: $(cat "$T/flood.out"); $(grep dump "$T/fl.err" | tail -2)"
+	kill $FP 2>/dev/null
+	stop_tracer >/dev/null
+else
+	fail "a puller that keeps sending: tracer records" "$(cat "$T/fl.err")"
+fi
+
+# --- another user's connect-and-close loop costs tracer under 10% of a
+# CPU: each connection costs a look at the socket table, and tracer
+# takes a burst of 16, then 10 a second (the rest wait in the kernel's
+# backlog); root still pulls after it ---
+cat >"$T/cloop.py" <<'PY'
+import socket, sys, time
+end = time.time() + float(sys.argv[2])
+n = 0
+while time.time() < end:
+    s = socket.socket()
+    s.settimeout(0.5)
+    try:
+        s.connect(("127.0.0.1", int(sys.argv[1])))
+        n += 1
+    except OSError:
+        pass
+    s.close()
+print(n)
+PY
+P2=$((HP + 1))
+if start_tracer "$T/cl" -o "$T/cl.data" "sched:sched_process_exec buf=64k listen=127.0.0.1:$P2"; then
+	a=$(ticks $TPID) t0=$(date +%s%N)
+	nobody /usr/bin/python3 - $P2 6 <"$T/cloop.py" >"$T/cloop.out" 2>&1
+	b=$(ticks $TPID) ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+	pc=$(( (b - a) * 1000 * 100 / HZ / ms ))
+	grep -q "may not pull a dump: not root, not us" "$T/cl.err" && [ $pc -lt 10 ] &&
+		pass "uid 65534's connect-and-close loop ($(cat "$T/cloop.out") connections in $ms ms): tracer used ${pc}% of a CPU (bound 10%)" ||
+		fail "uid 65534's connect-and-close loop: tracer under 10% of a CPU" "${pc}% ($((b - a)) ticks in $ms ms, $(cat "$T/cloop.out") connections); $(grep listen: "$T/cl.err" | tail -2)"
+	timeout 30 nc -d 127.0.0.1 $P2 >"$T/cl.pull" </dev/null
+	[ "$(head -c 8 "$T/cl.pull")" = PERFILE2 ] && pass "after the loop, root pulls a dump" ||
+		fail "after the loop, root pulls a dump" "$(wc -c <"$T/cl.pull") bytes; $(tail -2 "$T/cl.err")"
+	stop_tracer >/dev/null
+else
+	fail "a refusal loop: tracer records" "$(cat "$T/cl.err")"
+fi
+
+# --- nc -N: a client that sent its key and shut its end of writing
+# still gets its dump; one without a key that does so is told on stderr
+# why it got none ---
+P3=$((HP + 2))
+head -c 24 /dev/urandom | base64 >"$T/hkey"; chmod 600 "$T/hkey"
+if start_tracer "$T/kn" -o "$T/kn.data" "sched:sched_process_exec buf=64k listen=127.0.0.1:$P3 key=$T/hkey"; then
+	nobody timeout 20 nc -N 127.0.0.1 $P3 <"$T/hkey" >"$T/kn.pull"
+	[ "$(head -c 8 "$T/kn.pull")" = PERFILE2 ] && perf script -i "$T/kn.pull" >/dev/null 2>&1 &&
+		pass "nc -N with the key (uid 65534 on loopback): the dump arrives, perf reads it" ||
+		fail "nc -N with the key: the dump arrives" "$(wc -c <"$T/kn.pull") bytes; $(grep listen: "$T/kn.err" | tail -2)"
+	# the burst of 4 pulls used up, so that nc -N waits its turn
+	for i in 1 2 3 4; do timeout 20 nc -d 127.0.0.1 $P3 </dev/null >/dev/null; done
+	timeout 20 nc -N 127.0.0.1 $P3 </dev/null >"$T/kn.root"
+	for i in $(seq 50); do grep -q "hung up before its dump" "$T/kn.err" && break; sleep 0.1; done
+	grep -q "listen: 127.0.0.1:[0-9]* hung up before its dump: .*nc -d, not nc -N" "$T/kn.err" &&
+		pass "nc -N as root without a key: no dump, and stderr says why" ||
+		fail "nc -N as root without a key: stderr says why there is no dump" "$(wc -c <"$T/kn.root") bytes; $(grep listen: "$T/kn.err" | tail -2)"
+	stop_tracer >/dev/null
+else
+	fail "listen= key= and nc -N: tracer records" "$(cat "$T/kn.err")"
+fi
+
+# --- descriptors: at the smallest limit tracer starts with (what its
+# fd check asks for), a push= spool of 40 dumps to a store that is not
+# there and 30 connections: no spin, every SIGUSR2 dumped (the spool's
+# fds were not counted: it ate the pulls' and the dumps', and accept4
+# failing with EMFILE woke the loop at once, again and again) ---
+PB=$T/kc-pullfd/tracer
+rm -rf "$T/kc-pullfd"; copy_src "$T/kc-pullfd"
+make -s -C "$T/kc-pullfd" defconfig >/dev/null 2>&1
+sed -i 's/^# CONFIG_PUSH is not set/CONFIG_PUSH=y/' "$T/kc-pullfd/.config"
+printf '[default]\naws_access_key_id = AKIDEXAMPLE\naws_secret_access_key = wJalrXUtnFEMIK7MDENGbPxRfiCYEXAMPLEKEY\n' >"$T/hs3key"
+chmod 600 "$T/hs3key"
+P4=$((HP + 3))
+C4="sched:sched_process_exec buf=64k procs=0 listen=127.0.0.1:$P4 push=http://127.0.0.1:1/b s3key=$T/hs3key spool=40"
+if ! make -s -C "$T/kc-pullfd" tracer >"$T/kc-pullfd.log" 2>&1; then
+	fail "a build with PUSH" "$(tail -5 "$T/kc-pullfd.log")"
+elif ! N=$(prlimit --nofile=12:12 "$PB" -o "$T/fd.data" "$C4" 2>&1 | sed -n 's/.* need \([0-9]*\) file descriptors.*/\1/p') || [ -z "$N" ]; then
+	fail "the fd check says how many descriptors it needs" "$(prlimit --nofile=12:12 "$PB" -o "$T/fd.data" "$C4" 2>&1 | head -2)"
+else
+	rm -f "$T/fd.data"*
+	timeout 10 prlimit --nofile=$((N - 1)):$((N - 1)) "$PB" -o "$T/fd.data" "$C4" >/dev/null 2>"$T/fd.err"; rc=$?
+	case "$rc:$(cat "$T/fd.err")" in 1:*"need $N file descriptors"*) pass "nofile=$((N - 1)): refused at start, says $N" ;;
+	*) fail "nofile=$((N - 1)): refused at start, says $N" "rc=$rc $(tail -1 "$T/fd.err")" ;; esac
+	: >"$T/fd.err"
+	prlimit --nofile=$N:$N "$PB" -o "$T/fd.data" "$C4" >/dev/null 2>"$T/fd.err" & TPID=$!; TRACERS="$TRACERS $TPID"
+	for i in $(seq 100); do grep -q recording "$T/fd.err" && break; sleep 0.1; done
+	for i in $(seq 45); do kill -USR2 $TPID; wait_line "$T/fd" "dump $i (" >/dev/null; done
+	pids=; for i in $(seq 30); do timeout 30 nc -d 127.0.0.1 $P4 >"$T/fd.pull$i" </dev/null & pids="$pids $!"; done
+	sleep 1
+	a=$(ticks $TPID) t0=$(date +%s%N)
+	sleep 3
+	b=$(ticks $TPID) ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+	pc=$(( (b - a) * 1000 * 100 / HZ / ms ))
+	kill -USR2 $TPID
+	for i in $(seq 100); do [ $(grep -c "dump [0-9]* (signal)" "$T/fd.err") -ge 46 ] && break; sleep 0.1; done
+	n=0; for i in $(seq 46); do [ -s "$T/fd.data$([ $i = 1 ] || echo .$((i - 1)))" ] && n=$((n + 1)); done
+	[ $pc -lt 25 ] && pass "nofile=$N: 40 dumps spooled and 30 pulls waiting: tracer at ${pc}% of a CPU (no spin)" ||
+		fail "nofile=$N: 40 dumps spooled and 30 pulls waiting: no spin" "${pc}%; $(grep -v 'dump [0-9]' "$T/fd.err" | tail -3)"
+	testing "nofile=$N: all 46 SIGUSR2s dumped to -o" 46 "$n"
+	kill $pids 2>/dev/null; wait $pids 2>/dev/null
+	kill -INT $TPID; wait_rc $TPID 20
+fi
+
+# --- no descriptor free when a client comes (the limit lowered under a
+# running tracer to what it holds): the listening socket rests a second
+# between tries rather than spin, and signals are still dumped. Events
+# on perf rings, so that it holds more fds than it polls (poll() takes
+# no more fds than the limit) ---
+P5=$((HP + 4))
+if start_tracer "$T/mf" "cpu-clock page-faults context-switches sched:sched_process_exec engine=perf buf=64k listen=127.0.0.1:$P5"; then
+	# (fds the test's shell passed on, far up, count not)
+	u=$(ls /proc/$TPID/fd | awk '$1 < 200' | wc -l) top=$(ls /proc/$TPID/fd | awk '$1 < 200' | sort -n | tail -1)
+	if [ "$top" != $((u - 1)) ]; then
+		skip "no descriptor free: no spin" "tracer's fds below 200 are not 0 to $((u - 1)) (up to $top): the limit would leave one free"
+	else
+		prlimit --pid $TPID --nofile=$u:$u
+		pids=; for i in $(seq 12); do timeout 30 nc -d 127.0.0.1 $P5 >/dev/null </dev/null & pids="$pids $!"; done
+		sleep 1
+		a=$(ticks $TPID) t0=$(date +%s%N)
+		sleep 3
+		b=$(ticks $TPID) ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+		pc=$(( (b - a) * 1000 * 100 / HZ / ms ))
+		kill -USR2 $TPID
+		wait_line "$T/mf" "dump [0-9]* (signal)" >/dev/null
+		grep -q "listen: accept: no file descriptor free" "$T/mf.err" && [ $pc -lt 25 ] &&
+			pass "nofile lowered to the $u fds it holds, 12 pulls waiting: said, ${pc}% of a CPU (no spin)" ||
+			fail "nofile lowered to the fds it holds, 12 pulls waiting: said, no spin" "${pc}%; $(grep listen: "$T/mf.err" | tail -2)"
+		grep -q "dump [0-9]* (signal)" "$T/mf.err" && pass "and SIGUSR2 is still dumped" ||
+			fail "and SIGUSR2 is still dumped" "$(tail -2 "$T/mf.err")"
+		kill $pids 2>/dev/null; wait $pids 2>/dev/null
+	fi
+	stop_tracer >/dev/null
+else
+	fail "nofile lowered: tracer records" "$(cat "$T/mf.err")"
+fi
