@@ -70,10 +70,9 @@ const char *cfg_named(u32 type, u64 config)
 	return 0;
 }
 
-/* A token ends at a separator outside of a /filter/. Only a
- * tracepoint has one, after its SYS:NAME, bare or trip='s (the one key
- * that starts with 't'): the value of any other key (out=/a:b/c,
- * push=http://h/b) ends at the first separator, whatever it holds. */
+/* A token ends at a separator outside of a /filter/, which only a tracepoint
+ * has (bare or trip='s, the one key that starts with 't'): the value of any
+ * other key (out=/a:b/c, push=http://h/b) ends at the first separator. */
 static size_t tok_len(const char *s)
 {
 	size_t n;
