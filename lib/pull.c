@@ -249,7 +249,6 @@ static int said_now(int k)
 
 /* A connection that gets no dump, and why: refused (gone 0), or gone
  * before its dump (1). */
-
 static void pend_drop(struct pend *s, int gone, const char *why)
 {
 	if (said_now(gone))
@@ -374,7 +373,8 @@ int pull_fds(struct pollfd *p)
 		room += pend[i].fd < 0 || pend[i].want;
 		p[1 + i].fd = pend[i].fd;
 		/* a served-to-be one: only its hangup or the end of what it
-		 * sends (a client that closed), not its bytes */
+		 * sends (a client that closed), not its bytes; one that sent
+		 * the key, its hangup alone (nc -N ends its sending) */
 		p[1 + i].events = pend[i].want ? POLLIN : pend[i].keyed ? 0 : POLLRDHUP;
 	}
 	/* Full of connections that wait their turn: the rest wait in the
