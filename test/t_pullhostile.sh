@@ -91,7 +91,7 @@ int main(int argc, char **argv)
 	return 0;
 }
 C
-NB=$(mktemp -d /tmp/tracer-nb.XXXXXX) && chmod 755 "$NB"	# ($T is root's alone)
+NB=$(mktemp -d -t tracer-nb.XXXXXX) && chmod 755 "$NB"	# ($T is root's alone)
 P2=$((HP + 1))
 if ! gcc -O1 -o "$NB/cloop" "$T/cloop.c" 2>"$T/cloop.log"; then
 	fail "the connection loop builds" "$(head -3 "$T/cloop.log")"
