@@ -70,17 +70,17 @@ const char *cfg_named(u32 type, u64 config)
 	return 0;
 }
 
-/* A token ends at a separator outside of a /filter/. A filter follows
- * a tracepoint's SYS:NAME (trip='s too): a '/' before any ':' is none
- * (out=/a/b, persist=../x), nor one after a URL's "://" (push=). */
+/* A token ends at a separator outside of a /filter/, which only a tracepoint
+ * has (bare or trip='s, the one key that starts with 't'): the value of any
+ * other key (out=/a:b/c, push=http://h/b) ends at the first separator. */
 static size_t tok_len(const char *s)
 {
 	size_t n;
-	int inf = 0, tp = 0, url = 0;
+	int inf = 0, tp = 0, val = 0;
 
 	for (n = 0; s[n]; n++) {
-		url |= CFG_PUSH && !inf && s[n] == ':' && s[n + 1] == '/' && s[n + 2] == '/';
-		tp |= s[n] == ':' && !url;
+		val |= s[n] == '=' && *s != 't';
+		tp |= s[n] == ':' && !val;
 		if (s[n] == '/' && tp)
 			inf = !inf;
 		else if (!inf && xstrchr(" \t\r\n;", s[n]))

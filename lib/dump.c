@@ -13,6 +13,7 @@
 #include <sys/syscall.h>
 #include "config.h"
 #include "sink.h"
+#include "pull.h"
 #include "push.h"
 #include "perfdata.h"
 #include "seen.h"
@@ -193,9 +194,12 @@ static void fds_check(int ncpu)
 	struct rlimit rl;
 	/* an fd per event and CPU, a tracking ring per CPU, the ftrace
 	 * instance's buffer per CPU and two of its files, and a dozen
-	 * more: the signalfd, the sink, hotplug, /proc and tracefs */
+	 * more: the signalfd, the sink, hotplug, /proc and tracefs; the
+	 * listening socket, the connections that wait and the one served;
+	 * push's spool and upload */
 	int f = CFG_FTRACE && ft_n;
-	u64 need = (u64)(nev - (CFG_FTRACE ? ft_n : 0) + CFG_TRACK + f) * ncpu + 16 + 2 * f;
+	u64 need = (u64)(nev - (CFG_FTRACE ? ft_n : 0) + CFG_TRACK + f) * ncpu + 16 + 2 * f +
+		   (CFG_LISTEN && cfg_listen ? PULL_PEND + 2 : 0) + (CFG_PUSH ? push_nfd() : 0);
 
 	if (syscall(SYS_prlimit64, 0, RLIMIT_NOFILE, 0, &rl))
 		return;

@@ -28,15 +28,29 @@
 /* A connection that waits: for its key (want), or for its turn. */
 static struct pend {
 	int fd, want;
+	int keyed;	/* sent the key: its end of sending may be shut */
 	u64 since;
 	unsigned n;
 	char who[48];
 	char b[KEY_MAX + 2];
 } pend[PULL_PEND];
 static char key[KEY_MAX + 1];
-static unsigned keylen, refused;
+static unsigned keylen, said[3];	/* refused, gone, no fd: so far */
 static int lfd = -1;
 static u64 tat;		/* the rate limit's clock (below) */
+/* Each connection costs a look at the socket table (a client that
+ * closed at once is found there as root's, a closed end, and is dropped
+ * only after it): a burst of TAKE_BURST, then one each TAKE_EVERY us.
+ * While that limit holds (or no descriptor is free) the listening
+ * socket is not polled until lhold, and the kernel's backlog holds who
+ * comes meanwhile. */
+#define TAKE_BURST 16
+#define TAKE_EVERY 100000
+static u64 rtat, lhold;
+static int lheld;
+/* Why a connection without a key that closed its end of writing gets
+ * no dump: a closed one looks the same, and a dump to it is lost. */
+#define NO_N "it closed its end before its turn (a client without a key keeps it open: nc -d, not nc -N)"
 
 /* listen='s address into sa (room for a struct sockaddr_un) and its
  * length: "@NAME", or an IPv4 "a.b.c.d:port"; -1 if it is neither. */
@@ -224,22 +238,23 @@ static long peer_uid(int fd, const struct sockaddr_in *peer)
 	return uid;
 }
 
-/* A refusal is said at 1, 2, 4, 8, ... so that a flood does not flood
- * stderr. */
-static void refuse(int fd, const char *who, const char *why)
+/* 1 at the 1st, 2nd, 4th, 8th, ... time of kind k: so that a flood
+ * does not flood stderr. */
+static int said_now(int k)
 {
-	refused++;
-	if (!(refused & (refused - 1)))
-		msg("listen: %s may not pull a dump: %s (%u refused so far)", who, why, refused);
-	close(fd);
+	unsigned n = ++said[k];
+
+	return !(n & (n - 1));
 }
 
-static void pend_drop(struct pend *s, const char *why)
+/* A connection that gets no dump, and why: refused (gone 0), or gone
+ * before its dump (1). */
+static void pend_drop(struct pend *s, int gone, const char *why)
 {
-	if (why)
-		refuse(s->fd, s->who, why);
-	else
-		close(s->fd);
+	if (said_now(gone))
+		msg(gone ? "listen: %s hung up before its dump: %s (%u so far)" :
+			   "listen: %s may not pull a dump: %s (%u refused so far)", s->who, why, said[gone]);
+	close(s->fd);
 	s->fd = -1;
 }
 
@@ -253,11 +268,21 @@ static void pull_new(struct pend *s)
 	uid_t me = geteuid();
 	long uid;
 
-	if (fd < 0)
+	if (fd < 0) {
+		/* No descriptor free (they come back as connections and dumps
+		 * end): the listening socket rests a second rather than wake
+		 * the loop at once, again and again. */
+		if (errno == EMFILE || errno == ENFILE) {
+			lhold = now_us() + 1000000;
+			if (said_now(2))
+				msg("listen: accept: no file descriptor free, a second's rest:");
+		}
 		return;
+	}
 	memset(s, 0, sizeof(*s));
 	s->fd = fd;
 	s->since = now_us();
+	rtat = (rtat < s->since ? s->since : rtat) + TAKE_EVERY;
 	if (a.sa.sa_family == AF_UNIX) {
 		u32 cr[3];	/* struct ucred: pid, uid, gid */
 		socklen_t cl = sizeof(cr);
@@ -266,7 +291,7 @@ static void pull_new(struct pend *s)
 			cr[0] = 0, cr[1] = -1;
 		fmt(s->who, sizeof(s->who), "pid %u of uid %u", cr[0], cr[1]);
 		if (cr[1] && cr[1] != me)
-			pend_drop(s, "not root, not us");
+			pend_drop(s, 0, "not root, not us");
 		else
 			fmt(s->who, sizeof(s->who), "pid %u", cr[0]);
 		return;
@@ -282,36 +307,46 @@ static void pull_new(struct pend *s)
 	if (keylen)
 		s->want = 1;
 	else
-		pend_drop(s, uid < 0 ? "its socket's owner is not to be found" : "not root, not us");
+		pend_drop(s, 0, uid < 0 ? "its socket's owner is not to be found" : "not root, not us");
 }
 
-/* The key line, as it comes: newline-ended, or ended by the client's
- * end of writing. Compared in constant time. */
+/* The key line in b, n bytes of it so far (eof: the client's end of
+ * writing came): -1 while more may come, else 1 if it is the key, 0 if
+ * not. Ended by a newline (a CR before it is no part of it), the end
+ * of writing, or a full buffer. Compared in constant time. */
+static int key_line(const char *b, unsigned n, int eof)
+{
+	const char *nl = memchr(b, '\n', n);
+	unsigned d = 0, i, k;
+
+	if (!nl && !eof && n < KEY_MAX + 2)
+		return -1;	/* more to come */
+	k = nl ? (unsigned)(nl - b) : n;
+	if (k && b[k - 1] == '\r')
+		k--;
+	for (i = 0; i < KEY_MAX; i++)
+		d |= (u8)(i < k ? b[i] : 0) ^ (u8)key[i];
+	return !d && k == keylen;
+}
+
+/* The key line, as it comes. A client that sent the key may shut its
+ * end of writing (nc -N): it still gets its dump. */
 static void pull_keyline(struct pend *s)
 {
-	int k = read(s->fd, s->b + s->n, sizeof(s->b) - s->n), i;
-	unsigned d = 0;
-	char *nl;
+	int k = read(s->fd, s->b + s->n, sizeof(s->b) - s->n);
 
 	if (k < 0 && (errno == EAGAIN || errno == EINTR))
 		return;
 	if (k < 0 || (k == 0 && !s->n)) {
-		pend_drop(s, 0);	/* gone before it said anything */
+		pend_drop(s, 1, "it sent no key");
 		return;
 	}
 	s->n += k;
-	nl = memchr(s->b, '\n', s->n);
-	if (!nl && k && s->n < sizeof(s->b))
-		return;		/* more to come */
-	k = nl ? nl - s->b : (int)s->n;
-	if (k && s->b[k - 1] == '\r')
-		k--;
-	for (i = 0; i < KEY_MAX; i++)
-		d |= (u8)(i < k ? s->b[i] : 0) ^ (u8)key[i];
-	if (d || (unsigned)k != keylen)
-		pend_drop(s, "wrong key");
-	else
-		s->want = 0;
+	k = key_line(s->b, s->n, !k);
+	if (!k)
+		pend_drop(s, 0, "wrong key");
+	else if (k > 0)
+		s->want = 0, s->keyed = 1;
 }
 
 /* The rate limit: a burst of PULL_BURST, then one each PULL_EVERY us
@@ -338,12 +373,13 @@ int pull_fds(struct pollfd *p)
 		room += pend[i].fd < 0 || pend[i].want;
 		p[1 + i].fd = pend[i].fd;
 		/* a served-to-be one: only its hangup or the end of what it
-		 * sends (a client that closed), not its bytes */
-		p[1 + i].events = pend[i].want ? POLLIN : POLLRDHUP;
+		 * sends (a client that closed), not its bytes; one that sent
+		 * the key, its hangup alone (nc -N ends its sending) */
+		p[1 + i].events = pend[i].want ? POLLIN : pend[i].keyed ? 0 : POLLRDHUP;
 	}
 	/* Full of connections that wait their turn: the rest wait in the
 	 * backlog. A slot that waits for a key gives way to a newcomer. */
-	p[0].fd = room ? lfd : -1;
+	p[0].fd = room && !lheld ? lfd : -1;
 	p[0].events = POLLIN;
 	return 1 + PULL_PEND;
 }
@@ -361,7 +397,7 @@ static int pull_slot(void)
 			old = i;
 	}
 	if (old >= 0)
-		pend_drop(pend + old, "a newer connection needed its slot");
+		pend_drop(pend + old, 0, "a newer connection needed its slot");
 	return old;
 }
 
@@ -379,7 +415,7 @@ int pull_step(const struct pollfd *p, char *who, size_t n, int *wait)
 		if (s->want)
 			pull_keyline(s);
 		else	/* hung up while it waited: no dump for nobody */
-			pend_drop(s, 0);
+			pend_drop(s, 1, s->keyed ? "a reset" : NO_N);
 	}
 	if (p[0].revents && (i = pull_slot()) >= 0)
 		pull_new(pend + i);
@@ -393,12 +429,12 @@ int pull_step(const struct pollfd *p, char *who, size_t n, int *wait)
 		/* closed while it waited, and the poll had not said so yet:
 		 * no dump for nobody (a client keeps its sending side open
 		 * until it has its dump, as nc does without -N) */
-		if (!s->want && !recv(s->fd, &c, 1, MSG_PEEK | MSG_DONTWAIT)) {
-			pend_drop(s, 0);
+		if (!s->want && !s->keyed && !recv(s->fd, &c, 1, MSG_PEEK | MSG_DONTWAIT)) {
+			pend_drop(s, 1, NO_N);
 			continue;
 		}
 		if (s->want && now - s->since >= KEY_WAIT) {
-			pend_drop(s, "no key within 5 s");
+			pend_drop(s, 0, "no key within 5 s");
 			continue;
 		}
 		if (s->want)
@@ -407,6 +443,11 @@ int pull_step(const struct pollfd *p, char *who, size_t n, int *wait)
 			first = s->since, pick = i;
 		}
 	}
+	/* the listening socket rests while the connections' limit holds */
+	if (rtat > now + (u64)TAKE_BURST * TAKE_EVERY && lhold < rtat - (u64)TAKE_BURST * TAKE_EVERY)
+		lhold = rtat - (u64)TAKE_BURST * TAKE_EVERY;
+	if ((lheld = lhold > now))
+		*wait = min_ms(*wait, (lhold - now) / 1000 + 1);
 	if (pick < 0)
 		return -1;
 	if ((ms = pull_rate(&tat, now))) {
@@ -421,13 +462,16 @@ int pull_step(const struct pollfd *p, char *who, size_t n, int *wait)
 }
 
 /* A pulled dump is out: what the client sent is read, so that closing
- * does not reset the connection before it has read the end. */
+ * does not reset the connection before it has read the end; what has
+ * come only, and at most 64 KiB: a client that keeps sending gets its
+ * reset, and never holds the loop. */
 void pull_hangup(int fd)
 {
-	char b[256];
+	char b[1024];
+	int i;
 
 	shutdown(fd, SHUT_WR);
-	while (read(fd, b, sizeof(b)) > 0)
+	for (i = 0; i < 64 && read(fd, b, sizeof(b)) > 0; i++)
 		;
 	close(fd);
 }

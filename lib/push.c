@@ -880,3 +880,10 @@ void push_end(int sfd)
 		msg(spool_dir ? "push: %d dumps not sent stay in %s for the next start" :
 		    "push: %d dumps not sent are lost (spool=DIR keeps them)", nq, spool_dir);
 }
+
+/* The descriptors push may keep at once: a dump each of the spool, the
+ * one being made, the upload's connection (the fd check counts them). */
+int push_nfd(void)
+{
+	return cfg_push ? spool_max + 2 : 0;
+}

@@ -25,5 +25,6 @@ void push_step(const struct pollfd *p);
 /* At exit: at most PUSH_LAST ms for what waits; what is left stays in
  * spool=DIR, or is said lost. */
 void push_end(int sfd);
+int push_nfd(void);	/* descriptors it may keep at once */
 
 #endif

@@ -178,3 +178,20 @@ if command -v taskset >/dev/null; then
 else
 	skip "a glob with a filter keeps cpu 0's ring" "no taskset"
 fi
+
+# --- a key's value ends at the first separator, whatever ':' and '/'
+# it holds: only a tracepoint (bare or trip='s) has a /filter/ (out=
+# with a ':' then a '/' took the rest of the config into its path) ---
+err=$("$TRACER" 'out=/tmp/a:b/c x' 2>&1 >/dev/null </dev/null); rc=$?
+case "$rc:$err" in
+2:*"'x' at 16:"*) pass "'out=/tmp/a:b/c x': the path ends at the space; 'x' at 16 named, exit 2" ;;
+*) fail "'out=/tmp/a:b/c x': the path ends at the space; 'x' at 16 named, exit 2" "rc=$rc: $err" ;;
+esac
+mkdir -p "$T/oc:d"; rm -f "$T/oc:d/"*
+if start_tracer "$T/oc" "cpu-clock out=$T/oc:d/t.data dumps=1"; then
+	kill -USR2 $TPID; wait_rc $TPID 20
+	[ "$RC" = 0 ] && [ -s "$T/oc:d/t.data" ] && pass "out=DIR:X/FILE then dumps=1: the dump in FILE, and the key after it read (exit 0)" ||
+		fail "out=DIR:X/FILE then dumps=1: the dump in FILE, and dumps=1 read" "rc=$RC; $(ls "$T/oc:d"); $(tail -2 "$T/oc.err")"
+else
+	fail "out=DIR:X/FILE dumps=1: tracer records" "$(cat "$T/oc.err")"
+fi

@@ -4,7 +4,7 @@
 #
 #   test/fuzz/run.sh [SECONDS | runs=N] [TARGET...]	(default: 60 s, all targets)
 #
-# TARGETs: cfg ring dump extract track zstd ftrace print store. The build goes to $FUZZ_DIR
+# TARGETs: cfg ring dump extract track zstd ftrace print store pull. The build goes to $FUZZ_DIR
 # (/var/cache/tracer-fuzz, else $TMPDIR), over a copy of the sources
 # with every CONFIG_ symbol on; nothing is written in the tree but
 # crashes. Each target first runs every input of test/fuzz/corpus/TARGET
@@ -25,7 +25,7 @@
 # the known crash inputs out, and save every new one.
 cd "$(dirname "$0")/../.." || exit 2
 TOP=$PWD
-ALL="cfg ring dump extract track zstd ftrace print store"
+ALL="cfg ring dump extract track zstd ftrace print store pull"
 LIMIT=${1:-60}
 TMO=${FUZZ_TIMEOUT:-5}
 [ $# -gt 0 ] && shift
