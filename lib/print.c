@@ -54,6 +54,7 @@ static int pbe, tbe, bad;	/* big-endian perf fields, tracing data; an error */
 static int cut;			/* events past MAXEV: not printed (exit 1) */
 static struct { u32 type; u64 cfg, st; } ev[MAXEV];
 static struct { u64 id; int ev; } idt[2 * MAXID];	/* ev + 1; 0: free */
+static u32 idu[MAXID];		/* the slots in use, for the next reset */
 static struct { long id; const u8 *sys, *f, *e; } tp[MAXTP];
 static int nevs, nid, ntp;
 /* Memory is bounded whatever the input: each buffer is taken once, at
@@ -567,7 +568,7 @@ static void attr(const u8 *a, u32 n, const u8 *ids, u32 nids)
 	ev[nevs] = (typeof(ev[0])){ G32(a), G64(a + 8), G64(a + 24) };
 	for (; nids--; ids += 8)
 		if (!idt[h = id_slot(G64(ids))].ev)
-			idt[h] = (typeof(idt[0])){ G64(ids), nevs + 1 }, nid++;
+			idt[h] = (typeof(idt[0])){ G64(ids), nevs + 1 }, idu[nid++] = h;
 	nevs++;
 }
 
@@ -660,9 +661,9 @@ static size_t records(const u8 *p, size_t n, u64 at)
 
 static void reset(void)
 {
-	if (nid)
-		memset(idt, 0, sizeof(idt));
-	nevs = nid = ntp = 0;
+	while (nid)
+		idt[idu[--nid]].ev = 0;
+	nevs = ntp = 0;
 	lim = tmax = 0;
 	bad = 0, zn = 0, wn = 0, tdn = tdlen = 0, hdr = 1, at = 0;
 }

@@ -25,7 +25,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	 * input would be most of the time */
 	z = xmalloc(ZCAP);
 	win = xmalloc(WIN + MAXREC), td = xmalloc(TDMAX + 1);
-	q = xmalloc(QMAX), ix = xmalloc(IXMAX * sizeof(*ix));
+	q = xmalloc(2 * (qmax = QMIN)), ix = (void *)(q + qmax);	/* (as where memory is short) */
 	zstd_init();
 	return 0;
 }
