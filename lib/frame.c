@@ -166,6 +166,7 @@ struct xdump {
 static void (*x_each)(const u8 *, size_t);
 static const char *x_out;
 static int x_sel, x_rc;
+static unsigned x_seq;		/* -o: the next name's number */
 static struct { unsigned char *b; u64 n; int bad, any; } x_got;	/* -x to stdout */
 static unsigned char *x_hb[2];	/* -x to stdout: this dump, the chosen one */
 
@@ -303,7 +304,7 @@ static void xend(struct xdump *d, char *s, long ln)
 }
 
 /* A dump begins: -o's file is opened, or the window to hold it. */
-static void xbegin(struct xdump *d, int dump, int i)
+static void xbegin(struct xdump *d, int dump)
 {
 	char name[4096];
 
@@ -311,9 +312,11 @@ static void xbegin(struct xdump *d, int dump, int i)
 	d->dump = dump, d->fd = -1;
 	if (x_each)
 		return x_each(0, 0);
-	if (x_out) {
-		fmt(name, sizeof(name), i ? "%s.%u" : "%s", x_out, (unsigned)i);
-		if ((d->fd = open(name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600)) < 0)
+	if (x_out) {	/* the next free of FILE, FILE.1, ...: none written over */
+		do
+			fmt(name, sizeof(name), x_seq ? "%s.%u" : "%s", x_out, x_seq), x_seq++;
+		while ((d->fd = open(name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600)) < 0 && errno == EEXIST);
+		if (d->fd < 0)
 			msg("%s:", name), x_rc = 1;
 		return;
 	}
@@ -415,7 +418,7 @@ int frame_extract(int sel, const char *out, const void *pre, size_t n, int fd,
 			}
 			if (cur && !d.done)
 				xfinish(&d);
-			xbegin(&d, xtou(m + 14, 0, 10), nd++);
+			xbegin(&d, xtou(m + 14, 0, 10)), nd++;
 			cur = 1;
 		} else if (cur && !d.done && (m = xstrstr(line, "#T "))) {
 			xline(&d, m + 3, ln, nl ? nl + 1 : 0);

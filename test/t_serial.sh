@@ -75,6 +75,13 @@ if start_tracer "$T/fr" 'sched:sched_switch sched:sched_process_exec frame=text'
 	check "-x -o FILE: one file per dump" test -s "$T/all.data" -a -s "$T/all.data.1"
 	check "-x -o FILE: dump 2 decodes alone" perf script -i "$T/all.data.1"
 	cmp -s "$T/all.data" "$T/fr1.data" && pass "-x -o FILE: FILE is dump 1" || fail "-x -o FILE: FILE is dump 1"
+	# FILE there already: kept, the dumps in the next free names (as
+	# recording and -c do), not lost
+	echo keep >"$T/xk.data"
+	"$TRACER" -x -o "$T/xk.data" <"$T/fr.mixed" 2>"$T/xk.err"; rc=$?
+	[ $rc = 0 ] && [ "$(cat "$T/xk.data")" = keep ] && cmp -s "$T/xk.data.1" "$T/all.data" && cmp -s "$T/xk.data.2" "$T/all.data.1" &&
+		pass "-x -o FILE, FILE there: kept, the dumps in FILE.1 and FILE.2, exit 0" ||
+		fail "-x -o FILE, FILE there: kept, the dumps in FILE.1 and FILE.2" "rc=$rc $(tr '\n' ' ' <"$T/xk.err")"
 	# damage one line: the error names it
 	awk 'NR == 9 { sub(/#T [0-9]+ ..../, "&x") } { print }' "$T/fr.out" >"$T/fr.bad"
 	err=$("$TRACER" -x -n 1 <"$T/fr.bad" 2>&1 >/dev/null); rc=$?
