@@ -451,6 +451,17 @@ static char *cfg_file(const char *path)
 	return b;
 }
 
+/* -c and -x write files: FILE, else the next free FILE.1, ...; a path
+ * that is there and no file (/dev/null, a tty) would put them beside it,
+ * in /dev. */
+static void host_out(const char *path)
+{
+	unsigned m = path_mode(path);
+
+	if (m && m != S_IFREG)
+		die(2, "-o %s: not a file: -c and -x write files (FILE, or FILE.1, ... beside it)", path);
+}
+
 /* What the command line asks for. */
 struct opts {
 	char *config, *out;
@@ -637,6 +648,7 @@ int main(int argc, char **argv)
 			die(2, "-c: '%s' after the input: options go first (tracer -c -o FILE [INPUT])", argv[i + 1]);
 		if (!o.out)
 			die(2, "-c needs -o FILE");
+		host_out(o.out);
 		return conv_main(argv[i], o.out);
 	}
 	if (CFG_PRINT && o.print) {
@@ -657,8 +669,11 @@ int main(int argc, char **argv)
 		die(2, "stdout is closed: give -o FILE");
 	if (o.extract && o.boot)
 		die(2, "-b and -x: one or the other");
-	if (o.extract)
+	if (o.extract) {
+		if (CFG_FRAME && o.out)
+			host_out(o.out);
 		return frame_extract(o.sel, o.out, "", 0, 0, 0);
+	}
 
 	sigfd = sfd = signals_block();
 	if (CFG_PERSIST && o.boot)

@@ -199,6 +199,10 @@ sys.stdout.buffer.write(b[:o])' "$1"
 	"$TRACER" -c "$T/cvstream.out" 2>"$T/cvb.err"; rc=$?
 	[ $rc = 2 ] && grep -q -- "-c needs -o FILE" "$T/cvb.err" && pass "convert without -o: exit 2, said" ||
 		fail "convert without -o: exit 2" "rc=$rc $(cat "$T/cvb.err")"
+	# -o naming what is no file (/dev/null): refused, nothing put in /dev
+	"$TRACER" -c -o /dev/null "$T/cvstream.out" 2>"$T/cvb.err"; rc=$?
+	[ $rc = 2 ] && grep -q -- "-o /dev/null: not a file" "$T/cvb.err" && [ ! -e /dev/null.1 ] &&
+		pass "convert -o /dev/null: exit 2, nothing written in /dev" || fail "convert -o /dev/null: exit 2, nothing in /dev" "rc=$rc $(cat "$T/cvb.err"; ls /dev/null.* 2>&1)"
 	# options after the input, and an option -c does not take: said as they are
 	"$TRACER" -c "$T/cvstream.out" -o "$T/cvo.data" 2>"$T/cvb.err"; rc=$?
 	[ $rc = 2 ] && grep -q -- "-c: '-o' after the input: options go first" "$T/cvb.err" && [ ! -e "$T/cvo.data" ] &&

@@ -82,6 +82,9 @@ if start_tracer "$T/fr" 'sched:sched_switch sched:sched_process_exec frame=text'
 	[ $rc = 0 ] && [ "$(cat "$T/xk.data")" = keep ] && cmp -s "$T/xk.data.1" "$T/all.data" && cmp -s "$T/xk.data.2" "$T/all.data.1" &&
 		pass "-x -o FILE, FILE there: kept, the dumps in FILE.1 and FILE.2, exit 0" ||
 		fail "-x -o FILE, FILE there: kept, the dumps in FILE.1 and FILE.2" "rc=$rc $(tr '\n' ' ' <"$T/xk.err")"
+	"$TRACER" -x -o /dev/null <"$T/fr.mixed" 2>"$T/xk.err"; rc=$?
+	[ $rc = 2 ] && grep -q -- "-o /dev/null: not a file" "$T/xk.err" && [ ! -e /dev/null.1 ] &&
+		pass "-x -o /dev/null: exit 2, nothing written in /dev" || fail "-x -o /dev/null: exit 2, nothing in /dev" "rc=$rc $(cat "$T/xk.err")"
 	# damage one line: the error names it
 	awk 'NR == 9 { sub(/#T [0-9]+ ..../, "&x") } { print }' "$T/fr.out" >"$T/fr.bad"
 	err=$("$TRACER" -x -n 1 <"$T/fr.bad" 2>&1 >/dev/null); rc=$?
