@@ -45,10 +45,12 @@ def recs(path):
         # last switch (prev_state=X): the kernel gives perf's record tid
         # -1 once its parent reaped it; ftrace's keeps it
         tid = f[i - 1].split('/')[-1]
-        if 'prev_state=X' in f:
+        if 'prev_state=X' in f or tid == '-1':	# (any state: a task of another job, reaped)
             tid = '?'
         cpus.setdefault(f[i], []).append((float(f[i + 1].rstrip(':')), ' '.join([tid] + f[i + 2:])))
     return cpus
+def same(u, v):	# a tid of '?' on either side is any tid
+    return u == v or u.split(' ', 1)[1] == v.split(' ', 1)[1] and '?' in (u.split(' ', 1)[0], v.split(' ', 1)[0])
 a, b = recs(sys.argv[1]), recs(sys.argv[2])
 n, bad, dmax = 0, [], 0.0
 for x, y in ((a, b), (b, a)):
@@ -63,7 +65,7 @@ for x, y in ((a, b), (b, a)):
             continue
         want = [s for t, s in r[w[0]:w[-1] + 1]]
         other = [s for t, s in y.get(c, [])]
-        at = next((k for k in range(len(other) - len(want) + 1) if other[k:k + len(want)] == want), -1)
+        at = next((k for k in range(len(other) - len(want) + 1) if all(map(same, other[k:k + len(want)], want))), -1)
         if at < 0:
             bad.append('%s: %d records not a run of the other\'s' % (c, len(want)))
             continue
