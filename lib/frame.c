@@ -418,7 +418,9 @@ int frame_extract(int sel, const char *out, const void *pre, size_t n, int fd,
 			}
 			if (cur && !d.done)
 				xfinish(&d);
-			xbegin(&d, xtou(m + 14, 0, 10)), nd++;
+			/* (a kernel message inside the marker: the number
+			 * follows it, on the next line) */
+			xbegin(&d, xtou(m[14] == '[' && nl ? nl + 1 : m + 14, 0, 10)), nd++;
 			cur = 1;
 		} else if (cur && !d.done && (m = xstrstr(line, "#T "))) {
 			xline(&d, m + 3, ln, nl ? nl + 1 : 0);
