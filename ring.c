@@ -186,14 +186,16 @@ unsigned long ring_snap(struct ring *r, unsigned long base, unsigned char *dst, 
 /* Where a dump since the start (base 0) begins. A 32-bit head wraps at
  * 4 GiB, and then looks as if little was written since: a ring not yet
  * full has its unwritten bytes (below the head's offset) all zero; if
- * not, the head went round 2^32, and all of the ring is taken. */
+ * not, the head went round 2^32, and all of the ring is taken. Only the
+ * lowest 512 of them are looked at: the writer comes down from the head
+ * to them last, so what it writes meanwhile does not count. */
 unsigned long ring_base(struct ring *r, unsigned long base)
 {
 	unsigned long h, i;
 
 	if (sizeof(long) != 4 || base)
 		return base;
-	for (h = ring_head(r), i = 0; 0 - h < r->size && i < r->size - (0 - h); i++)
+	for (h = ring_head(r), i = 0; 0 - h < r->size && i < r->size - (0 - h) && i < 512; i++)
 		if (r->data[i])
 			return h + r->size;
 	return base;
