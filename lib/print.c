@@ -557,9 +557,9 @@ static void attr(const u8 *a, u32 n, const u8 *ids, u32 nids)
 {
 	u32 h;
 
-	if (n < 48)
+	if (n < 48 || (nids && idt[id_slot(G64(ids))].ev))	/* (a stream's next dump repeats them) */
 		return;
-	if (nevs == MAXEV || nid + nids > MAXID) {
+	if (nevs == MAXEV || nids > (u32)(MAXID - nid)) {
 		if (!cut)
 			msg("more than %d events or %d ids: the records of the rest are not printed", MAXEV, MAXID);
 		cut = 1;
