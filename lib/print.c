@@ -551,25 +551,28 @@ static void queue(const u8 *p, u32 n, u64 t)
 		tmax = t;
 }
 
-/* An event and its ids. Past MAXEV events or MAXID ids, theirs are not
- * printed, and that is said once. */
+/* An event and its ids. A stream's next dump repeats them, with the
+ * ids of a CPU that came online since: its known first id names the
+ * event, and only new ids are added. Past MAXEV events or MAXID ids,
+ * theirs are not printed, and that is said once. */
 static void attr(const u8 *a, u32 n, const u8 *ids, u32 nids)
 {
 	u32 h;
+	int k = nids ? idt[id_slot(G64(ids))].ev : 0;
 
-	if (n < 48 || (nids && idt[id_slot(G64(ids))].ev))	/* (a stream's next dump repeats them) */
+	if (n < 48)
 		return;
-	if (nevs == MAXEV || nids > (u32)(MAXID - nid)) {
-		if (!cut)
-			msg("more than %d events or %d ids: the records of the rest are not printed", MAXEV, MAXID);
-		cut = 1;
-		return;
-	}
-	ev[nevs] = (typeof(ev[0])){ G32(a), G64(a + 8), G64(a + 24) };
+	if (!k && nevs < MAXEV)
+		ev[nevs] = (typeof(ev[0])){ G32(a), G64(a + 8), G64(a + 24) }, k = ++nevs;
 	for (; nids--; ids += 8)
-		if (!idt[h = id_slot(G64(ids))].ev)
-			idt[h] = (typeof(idt[0])){ G64(ids), nevs + 1 }, idu[nid++] = h;
-	nevs++;
+		if (!k || (!idt[h = id_slot(G64(ids))].ev && nid == MAXID)) {
+			if (!cut)
+				msg("more than %d events or %d ids: the records of the rest are not printed", MAXEV, MAXID);
+			cut = 1;
+			return;
+		} else if (!idt[h].ev) {
+			idt[h] = (typeof(idt[0])){ G64(ids), k }, idu[nid++] = h;
+		}
 }
 
 static size_t records(const u8 *p, size_t n, u64 at);
