@@ -252,24 +252,33 @@ static void snap_rec(u8 *p, u64 n, u16 len)
 		p[i] = (u8)(n * 7 + i);
 }
 
+/* Record n, as the kernel's writer reserves and writes it below head
+ * (the body may run past the ring's end); its new head. */
+static unsigned long snap_put(unsigned long head, u64 n)
+{
+	u16 len = 24 + (n * 40503 >> 7) % 28 * 8;
+	unsigned long at, i;
+	u8 rec[256];
+
+	snap_rec(rec, n, len);
+	head -= len;
+	at = head & (SNAP - 1);
+	for (i = 0; i < len; i++)
+		sring[(at + i) & (SNAP - 1)] = rec[i];
+	return head;
+}
+
 /* The kernel's writer: reserve below the head, write the record (the
  * body may run past the ring's end), then publish the head (release).
  * An event costs the kernel 100 ns or more; this one some 50. */
 static void *snap_writer(void *x)
 {
-	unsigned long head = 0, at, i;
+	unsigned long head = 0;
 	volatile unsigned spin;
-	u8 rec[256];
 	u64 n;
 
 	for (n = 1; __atomic_load_n(&srun, __ATOMIC_RELAXED); n++) {
-		u16 len = 24 + (n * 40503 >> 7) % 28 * 8;
-
-		snap_rec(rec, n, len);
-		head -= len;
-		at = head & (SNAP - 1);
-		for (i = 0; i < len; i++)
-			sring[(at + i) & (SNAP - 1)] = rec[i];
+		head = snap_put(head, n);
 		__atomic_store_n((unsigned long *)(upage + PG_DATA_HEAD + (sizeof(long) == 4 && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__) * 4),
 				 head, __ATOMIC_RELEASE);
 		for (spin = 0; spin < 60; spin++)
@@ -355,27 +364,18 @@ static void snaps(int cpus, int rounds, int whole)
 static void nested(unsigned long un)
 {
 	struct ring r = { upage, sring, SNAP, 0, 99, 0 };
-	unsigned long head = 0, pub, h, keep, recs = 0, at, i;
+	unsigned long head = 0, pub, h, keep, recs = 0;
 	unsigned torn = 0, gap = 0;
 	u64 n = 1;
-	u8 rec[256];
 	char name[100], why[160];
 	char w;
 
 	memset(sring, 0, sizeof(sring));
 	memset(upage, 0, sizeof(upage));
 	/* three rounds of the ring, published; then the nested output */
-	for (pub = 0; 0 - pub < 3 * SNAP || pub - head < un; n++) {
-		u16 len = 24 + (n * 40503 >> 7) % 28 * 8;
-
-		snap_rec(rec, n, len);
-		head -= len;
-		at = head & (SNAP - 1);
-		for (i = 0; i < len; i++)
-			sring[(at + i) & (SNAP - 1)] = rec[i];
-		if (0 - pub < 3 * SNAP)
+	for (pub = 0; 0 - pub < 3 * SNAP || pub - head < un; n++)
+		if (head = snap_put(head, n), 0 - pub < 3 * SNAP)
 			pub = head;
-	}
 	*ring_wordp() = pub;
 	h = ring_snap(&r, 0, scopy, 8);
 	*ring_wordp() = head;	/* the outermost output ends */
