@@ -9,6 +9,15 @@ nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; }
 HZ=$(getconf CLK_TCK)
 # ticks PID: its user and system time so far, in clock ticks
 ticks() { awk '{ print $14 + $15 }' /proc/$1/stat; }
+# busy PID: its % of a CPU over 3 s, after 1 s to settle
+busy() {
+	local a b t0
+	sleep 1
+	a=$(ticks $1) t0=$(date +%s%N)
+	sleep 3
+	b=$(ticks $1)
+	echo $(( (b - a) * 1000 * 100 / HZ / (($(date +%s%N) - t0) / 1000000) ))
+}
 
 # --- a puller that keeps sending while it reads its dump, and after:
 # the end of a pull reads at most 64 KiB of what it sent, so a SIGUSR2
@@ -181,11 +190,7 @@ else
 	for i in $(seq 100); do grep -q recording "$T/fd.err" && break; sleep 0.1; done
 	for i in $(seq 45); do kill -USR2 $TPID; wait_line "$T/fd" "dump $i (" >/dev/null; done
 	pids=; for i in $(seq 30); do timeout 30 nc -d 127.0.0.1 $P4 >"$T/fd.pull$i" </dev/null & pids="$pids $!"; done
-	sleep 1
-	a=$(ticks $TPID) t0=$(date +%s%N)
-	sleep 3
-	b=$(ticks $TPID) ms=$(( ($(date +%s%N) - t0) / 1000000 ))
-	pc=$(( (b - a) * 1000 * 100 / HZ / ms ))
+	pc=$(busy $TPID)
 	kill -USR2 $TPID
 	for i in $(seq 100); do [ $(grep -c "dump [0-9]* (signal)" "$T/fd.err") -ge 46 ] && break; sleep 0.1; done
 	n=0; for i in $(seq 46); do [ -s "$T/fd.data$([ $i = 1 ] || echo .$((i - 1)))" ] && n=$((n + 1)); done
@@ -210,11 +215,7 @@ if start_tracer "$T/mf" "cpu-clock page-faults context-switches sched:sched_proc
 	else
 		prlimit --pid $TPID --nofile=$u:$u
 		pids=; for i in $(seq 12); do timeout 30 nc -d 127.0.0.1 $P5 >/dev/null </dev/null & pids="$pids $!"; done
-		sleep 1
-		a=$(ticks $TPID) t0=$(date +%s%N)
-		sleep 3
-		b=$(ticks $TPID) ms=$(( ($(date +%s%N) - t0) / 1000000 ))
-		pc=$(( (b - a) * 1000 * 100 / HZ / ms ))
+		pc=$(busy $TPID)
 		kill -USR2 $TPID
 		wait_line "$T/mf" "dump [0-9]* (signal)" >/dev/null
 		grep -q "listen: accept: no file descriptor free" "$T/mf.err" && [ $pc -lt 25 ] &&
