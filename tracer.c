@@ -21,6 +21,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/signalfd.h>
+#include <sys/syscall.h>
 #include <sys/stat.h>
 #include "config.h"
 #include "frame.h"
@@ -213,7 +214,8 @@ static void trip_read(void)
 /* ---- main ---- */
 
 /* The signals we read: USR2 dumps, USR1 and CONT turn recording off and
- * on, and every other one that would end us by default dumps and exits.
+ * on (the first three), and every other one that would end us by
+ * default dumps and exits.
  * (SIGQUIT, SIGXCPU and SIGSYS would also dump core: here they dump.) */
 static const unsigned char endsig[] = {
 	SIGUSR1, SIGUSR2, SIGCONT, SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGALRM,
@@ -314,6 +316,9 @@ static int loop(int sfd)
 		int timeout = pwait, w;
 		u64 now = now_us();
 
+		/* An ending signal came during a dump: the final one now. */
+		if (out_final)
+			return dump_now("exit", -1) ? 1 : 0;
 		if (CFG_LISTEN && cfg_listen)
 			pull_fds(p + P_PULL);
 		if (CFG_PUSH && cfg_push)
@@ -559,22 +564,38 @@ static int options(int argc, char **argv, struct opts *o)
  * signal that would end us takes the final dump. SIGPIPE and
  * SIGXFSZ are blocked, not ignored: writes fail with EPIPE or
  * EFBIG all the same, and sigaction is 1 KiB of libc. */
+/* The kernel's sigset, as musl lays out sigset_t: bit sig - 1 of
+ * _NSIG / 8 bytes, in longs. (The raw calls are 200 bytes less than
+ * sigaddset, sigprocmask and signalfd.) */
+static unsigned long sigs[_NSIG / 8 / sizeof(long)];
+
+static void sig_add(int sig)
+{
+	sigs[(sig - 1) / (8 * sizeof(long))] |= 1UL << (sig - 1) % (8 * sizeof(long));
+}
+
+static int sig_fd(void)
+{
+	return syscall(SYS_signalfd4, -1, sigs, sizeof(sigs), SFD_CLOEXEC);
+}
+
 static int signals_block(void)
 {
-	sigset_t set;
 	int i, sfd;
 
-	sigemptyset(&set);
-	sigaddset(&set, SIGPIPE);
-	sigaddset(&set, SIGXFSZ);
-	sigprocmask(SIG_BLOCK, &set, 0);
-	sigemptyset(&set);
-	for (i = 0; i < (int)sizeof(endsig); i++)
-		sigaddset(&set, endsig[i]);
+	/* The ending ones first: a signalfd of their own, for a dump to
+	 * hear; then USR1, USR2 and CONT too, for the loop. */
 	for (i = SIGRTMIN; i <= SIGRTMAX; i++)
-		sigaddset(&set, i);
-	sigprocmask(SIG_BLOCK, &set, 0);
-	sfd = signalfd(-1, &set, SFD_CLOEXEC);
+		sig_add(i);
+	for (i = sizeof(endsig); i--; ) {
+		sig_add(endsig[i]);
+		if (i == 3)
+			sink_signals(sig_fd());
+	}
+	sfd = sig_fd();
+	sig_add(SIGPIPE);
+	sig_add(SIGXFSZ);
+	syscall(SYS_rt_sigprocmask, SIG_BLOCK, sigs, 0, sizeof(sigs));
 	if (sfd < 0)
 		die(1, "signalfd:");
 	return sfd;
@@ -588,7 +609,7 @@ static char *boot_config(char *config, const char *out)
 {
 	int c;
 
-	if (!out && isatty(1) && !(config && xstrstr(config, "frame=text")))
+	if (!out && is_tty(1) && !(config && xstrstr(config, "frame=text")))
 		die(2, "-b: stdout is a terminal: give -o FILE, pipe it, or use frame=text");
 	if (out && (c = open(out, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600)) >= 0)
 		close(c), unlink(out);
@@ -602,7 +623,7 @@ static char *boot_config(char *config, const char *out)
 }
 
 /* The config, the sink, the rings and what the dumps describe. */
-static void record_setup(int argc, char **argv, const struct opts *o, int sfd)
+static void record_setup(int argc, char **argv, const struct opts *o)
 {
 	u64 possible[16];
 	int i, ncpu = 0;
@@ -618,7 +639,6 @@ static void record_setup(int argc, char **argv, const struct opts *o, int sfd)
 			evs[i].comm_off = tp_comm_off(evs[i].name);
 	sink_open(cfg_out, cfg_frame, cfg_baud);
 	die_hook = tidy;
-	sink_signals(sfd);
 	if (CFG_LISTEN && cfg_listen)
 		pull_listen(cfg_listen);
 	if (CFG_PUSH)
@@ -678,7 +698,7 @@ int main(int argc, char **argv)
 	sigfd = sfd = signals_block();
 	if (CFG_PERSIST && o.boot)
 		o.config = boot_config(o.config, o.out);
-	record_setup(argc, argv, &o, sfd);
+	record_setup(argc, argv, &o);
 	i = CFG_PERSIST && o.boot ? !!dump("the boot before", -1) : loop(sfd);
 	tidy();
 	return i;

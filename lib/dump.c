@@ -711,7 +711,10 @@ static int dump_write(struct dst *d, int pull)
 		tot += rn[i].end - rn[i].p;
 	if (CFG_FTRACE && ft_n)
 		tot += ft_est;	/* ftrace's, about */
-	out_begin(fd, tot + (64 << 10), dumps, (cfg_frame && pull == -1) | (pull >= 0) * OUT_YIELD,
+	/* A stream's dump that stalls is given up while pulls or uploads
+	 * wait (10 s); a pulled one gives way to the loop. */
+	out_begin(fd, tot + (64 << 10), dumps, (cfg_frame && pull == -1) | (pull >= 0) * OUT_YIELD |
+		  (pull == -1 && ((CFG_LISTEN && cfg_listen) || (CFG_PUSH && cfg_push))) * OUT_STALL,
 		  sink_stream || pull != -1 ? 0 : d->name);
 	if (binfile)
 		pd_file_head();
@@ -759,9 +762,11 @@ static int dump_report(struct dst *d, const char *why, int pull, int err)
 
 	if (err) {
 		errno = err;
-		if (pull >= 0 && (err == EINTR || err == ETIMEDOUT))
-			msg("dump %d (%s): %s", dumps, why, err == EINTR ?
-			    "given up for a signal, a tripwire or a request" : "given up: nothing read for 5 s");
+		if ((CFG_LISTEN || CFG_PUSH) && pull >= 0 && err == EINTR)
+			msg("dump %d (%s): given up for a signal, a tripwire or a request", dumps, why);
+		else if ((CFG_LISTEN || CFG_PUSH) && err == ETIMEDOUT)
+			msg("dump %d (%s): given up: %s read nothing for %d s%s", dumps, why, d->name,
+			    pull >= 0 ? 5 : 10, pull >= 0 ? "" : ", recording goes on");
 		else
 			msg(out_final ? "dump %d (%s): writing %s failed: the history is lost:" :
 			    "dump %d (%s): writing %s failed, recording goes on:", dumps, why, d->name);

@@ -38,6 +38,7 @@ static inline int min_ms(int a, int b)
 {
 	return a < 0 || (b >= 0 && b < a) ? b : a;
 }
+const char *starts(const char *s, const char *p);	/* s's rest after p, or 0 */
 char *xstrstr(const char *h, const char *n);
 char *xstrchr(const char *s, int c);
 char *xstrrchr(const char *s, int c);
@@ -55,6 +56,7 @@ const char *hook(const char *name);	/* TESTHOOKS builds only */
 u64 clock_ns(int clk);	/* CLOCK_REALTIME, CLOCK_BOOTTIME, ... */
 u64 now_us(void);
 unsigned fd_stat(int fd);	/* type and permissions; 0: no statx */
+int is_tty(int fd);		/* isatty */
 unsigned fd_mode(int fd);	/* S_IFREG, S_IFCHR, ...; 0: not open */
 unsigned path_mode(const char *path);	/* or 0 */
 

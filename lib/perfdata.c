@@ -273,11 +273,11 @@ static u64 kernel_text(void)
 		n += keep;
 		b[n] = 0;
 		for (; (nl = xstrchr(p, '\n')); p = nl + 1) {
-			if (nl - p > 10 && !strncmp(nl - 8, " T _text", 8)) {
+			if (nl - p > 10 && starts(nl - 8, " T _text")) {
 				a = xtou(p, &e, 16);
 				break;
 			}
-			if (!st && nl - p > 10 && !strncmp(nl - 9, " T _stext", 9))
+			if (!st && nl - p > 10 && starts(nl - 9, " T _stext"))
 				st = xtou(p, &e, 16);
 		}
 		keep = b + n - p;
@@ -337,7 +337,7 @@ static void cpu_desc(const char *machine)
 	for (k = 0; k < sizeof(key) / sizeof(*key); k++) {
 		l = strlen(key[k]);
 		for (p = t; p; p = (q = xstrchr(p, '\n')) ? q + 1 : 0) {
-			if (strncmp(p, key[k], l) || p[l + span(p + l, " \t", 1)] != ':')
+			if (!starts(p, key[k]) || p[l + span(p + l, " \t", 1)] != ':')
 				continue;
 			p += l + span(p + l, " \t:", 1);
 			p[span(p, "\n", 0)] = 0;

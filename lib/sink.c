@@ -30,13 +30,13 @@ static int sink_fifo;	/* reopened for each new reader */
 static const char *opath;	/* this dump's file: removed if cut short */
 static char obuf[(1 << 16) + 64];	/* + what out_room may add to a record */
 static size_t olen;
-static int ofd, oerr, osfd = -1, oframe, oyield, odump, ny;
+static int ofd, oerr, osfd = -1, oframe, oyield, ostall, odump, ny;
 static struct pollfd *ypoll;
 static u64 yuntil;
 static u32 fsig[2];	/* the final dump's signal and its sender */
 int out_final;
 static size_t ochunk;
-static u64 ot0, otick, owritten, ohint;
+static u64 ot0, otick, owritten, ohint, olast, ostop;
 u64 out_pos;
 static struct termios tio_saved;
 static int tio_fd = -1;
@@ -73,37 +73,59 @@ static int sink_wait(void)
 	return oerr != 0;
 }
 
+/* After an ending signal, how long the reader may take nothing (us),
+ * and the most we wait for the final dump, whatever its pace. With
+ * pulls or uploads to serve, a dump's reader may take nothing for
+ * STALL before that dump is given up. */
+#define STOP_IDLE 5000000
+#define STOP_MAX 20000000
+#define STOP_GATHER 200000
+#define STALL 10000000
+
 void sink_write(const char *p, size_t n)
 {
 	while (n && !oerr) {
 		struct pollfd pf[2] = { { ofd, POLLOUT, 0 }, { osfd, POLLIN, 0 } };
+		const char *quit = 0;
 		ssize_t w;
-		u64 t;
+		u64 t = now_us(), end = ostop ? olast + STOP_IDLE : (CFG_LISTEN || CFG_PUSH) && ostall ? olast + STALL : (u64)-1;
 
+		if (ostop && end > ostop + STOP_MAX)
+			end = ostop + STOP_MAX;
 		if (CFG_LISTEN && oyield) {
 			if (sink_wait())
 				break;
-		} else if (poll(pf, 1 + (out_final && osfd >= 0), -1) <= 0) {
+		} else if (t >= end) {
+			if (!ostop) {
+				oerr = ETIMEDOUT;	/* given up: pulls wait */
+				break;
+			}
+			quit = end == ostop + STOP_MAX ? " 20 s ago" : ": the reader took nothing for 5 s";
+		} else if (poll(pf, 1 + (osfd >= 0), end == (u64)-1 ? -1 : (int)((end - t) / 1000 + 1)) <= 0) {
 			continue;
 		} else if (pf[1].revents) {
 			u32 si[32] = { 0 };	/* struct signalfd_siginfo */
 
-			/* Only a second ending signal ends the final dump:
-			 * timeout(1) and service managers send SIGCONT after
-			 * SIGTERM, and USR1, USR2 and CONT end nothing. The
-			 * same signal again from the same process is the same
-			 * request: timeout(1) sends it to us, then to our
-			 * process group (as if it had come once, as signals
-			 * of one kind sent together do). A tty's (pid 0), or
-			 * another sender's, is a second one. (What one stop
-			 * sends within its first 200 ms was read before the
-			 * dump began.) */
+			/* An ending signal (osfd reads no other) during a dump
+			 * makes the next one final; during the final dump only
+			 * a second one ends it: the same signal again from the
+			 * same process is the same request (timeout(1) sends
+			 * it to us, then to our process group), as is what
+			 * comes within STOP_GATHER. A tty's (pid 0), or another
+			 * sender's, is a second one. */
 			read(osfd, si, sizeof(si));
-			if (si[0] == SIGCONT || si[0] == SIGUSR1 || si[0] == SIGUSR2 ||
-			    (si[0] == fsig[0] && si[3] == fsig[1] && si[3]))
+			if (!ostop) {
+				msg("%s: the final dump, after dump %d", sig_name(si[0]), odump);
+				sink_final(si[0], si[3]);
 				continue;
-			msg("%s: exiting before the final dump is written%s", sig_name(si[0]),
-			    opath ? "; its file is removed" : "");
+			}
+			if ((si[0] == fsig[0] && si[3] == fsig[1] && si[3]) || t - ostop < STOP_GATHER)
+				continue;
+			quit = "";
+		}
+		if (quit) {
+			msg("%s%s: exiting before the final dump is written (%L of ~%L bytes)%s", sig_name(fsig[0]),
+			    quit, owritten, ohint, opath ? "; its file is removed" : "");
 			if (opath)
 				unlink(opath);
 			die_hook();	/* the tty, and what is above us */
@@ -118,7 +140,7 @@ void sink_write(const char *p, size_t n)
 			break;
 		}
 		p += w, n -= w, owritten += w;
-		t = now_us();
+		olast = t = now_us();
 		if (t - otick >= 3000000 && ohint) {	/* a dump (-p has no size) */
 			u64 rate = owritten * 1000000 / (t - ot0 + 1) + 1;
 
@@ -177,7 +199,8 @@ void out_zstd(int on)
 
 /* Dump number dump begins on fd; hint: about how many bytes it will be,
  * for progress messages; how: OUT_FRAME as text lines, OUT_YIELD gives
- * up at a signal or after 5 s without progress (a pulled dump); path:
+ * up at a signal or after 5 s without progress (a pulled dump),
+ * OUT_STALL after 10 s without progress (oerr ETIMEDOUT); path:
  * the new file it goes to (removed if a second signal cuts it short),
  * or 0. */
 void out_begin(int fd, u64 hint, int dump, int how, const char *path)
@@ -185,6 +208,7 @@ void out_begin(int fd, u64 hint, int dump, int how, const char *path)
 	int frame = how & OUT_FRAME;
 
 	oyield = how & OUT_YIELD;
+	ostall = how & OUT_STALL;
 	ofd = fd;
 	opath = path;
 	olen = oerr = ozstd = 0;
@@ -192,7 +216,7 @@ void out_begin(int fd, u64 hint, int dump, int how, const char *path)
 	 * without blocking; files and /dev/null take it all at once. */
 	ochunk = lseek(fd, 0, SEEK_CUR) < 0 ? 4096 : sizeof(obuf);
 	out_pos = out_raw_pos = owritten = 0;
-	ot0 = otick = now_us();
+	ot0 = otick = olast = now_us();
 	ohint = hint;
 	odump = dump;
 	oframe = frame;
@@ -319,7 +343,7 @@ void sink_open(const char *out, int frame, long speed)
 		sink_name = out;
 		if (sink_fd < 0)
 			msg("-o %s: nobody reads this fifo yet; each dump tries again", out);
-		else if (isatty(sink_fd)) {
+		else if (is_tty(sink_fd)) {
 			int rw;
 
 			if (!CFG_SERIAL)
@@ -335,7 +359,7 @@ void sink_open(const char *out, int frame, long speed)
 	} else if (!out) {
 		sink_fd = 1;
 		sink_stream = 1;
-		if (isatty(1) && !frame)
+		if (is_tty(1) && !frame)
 			die(2, "stdout is a terminal: give -o FILE, pipe it (tracer | perf script -i -), or use frame=text");
 	} else {
 		char dir[4096], *sl;
@@ -362,6 +386,7 @@ void sink_signals(int sfd)
 void sink_final(int sig, u32 pid)
 {
 	out_final = 1;
+	ostop = now_us();
 	fsig[0] = sig, fsig[1] = pid;
 }
 

@@ -31,6 +31,7 @@ extern int sink_tty;		/* the stream is a tty: requests come on it */
 /* One dump: begin, put (or room then commit, to write in place), end. */
 #define OUT_FRAME 1
 #define OUT_YIELD 2
+#define OUT_STALL 4	/* a stream's reader that takes nothing for 10 s loses it */
 void out_begin(int fd, u64 hint, int dump, int how, const char *path);
 void out_put(const void *p, size_t n);
 void *out_room(size_t n);
