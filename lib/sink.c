@@ -121,6 +121,7 @@ void sink_write(const char *p, size_t n)
 			}
 			if ((si[0] == fsig[0] && si[3] == fsig[1] && si[3]) || t - ostop < STOP_GATHER)
 				continue;
+			fsig[0] = si[0];	/* the second, named */
 			quit = "";
 		}
 		if (quit) {

@@ -175,3 +175,76 @@ python3 "$T/ctrlc.py" "$TOP" "$T/s7.data" "$T/$w" spin 20 >"$T/s7.err"
 st_decodes "Ctrl-C on make run's terminal" "$T/s7.data" "$w" "$T/s7.err"
 ! grep -q "exiting before" "$T/s7.err" && pass "Ctrl-C on make run's terminal: no second signal cuts the dump" ||
 	fail "Ctrl-C on make run's terminal: no second signal cuts the dump" "$(tail -2 "$T/s7.err")"
+
+# --- 8. stops while a dump waits on a reader that stalls or crawls: an
+# ending signal is heard at once; the final dump then waits at most 5 s
+# for a reader that takes nothing and 20 s in all (README: Stopping);
+# tracer exits 1 saying so, and leaves no instance ---
+# held FIFO: a reader that never reads (sleep holds the fifo open)
+held() { rm -f "$1"; mkfifo "$1"; sleep 1000 7<>"$1" & WORKS="$WORKS $!"; HOLD=$!; }
+# st_gone NAME LOG T0: tracer ($TPID) exited 1 within 20 s (+5 s for a
+# busy machine) of T0 saying the final dump is lost, and its ftrace
+# instance is gone
+st_gone() {
+	local el=$(($(date +%s) - $3)) fs
+	fs=$(awk '$3 == "tracefs" { print $2; exit }' /proc/mounts)
+	[ "$RC" = 1 ] && [ "$el" -le 25 ] && grep -q "exiting before the final dump is written" "$2.err" &&
+		{ [ -z "$fs" ] || [ ! -e "$fs/instances/tracer.$TPID" ]; } &&
+		pass "$1: exit 1 in $el s, the loss said, no instance left" ||
+		fail "$1: exit 1 within 20 s, the loss said, no instance left" "rc=$RC in $el s; $(tail -2 "$2.err" | tr '\n' ' ')"
+}
+# the issue's stop: SIGUSR2, then SIGINT, SIGINT, SIGTERM (the third, of
+# another kind, is a second stop: at once); then SIGUSR2, SIGINT alone
+# (5 s without a byte taken)
+for sigs in "INT INT TERM" INT; do
+	held "$T/s8.fifo"
+	start_tracer "$T/s8" -o "$T/s8.fifo" 'sched:sched_switch syscalls:sys_enter_close/fd>=100000/ cpu-clock@99 buf=256k' || continue
+	"$T/work" close 200000
+	kill -USR2 $TPID; sleep 1
+	for sig in $sigs; do kill -$sig $TPID; sleep 0.3; done
+	t0=$(date +%s); wait_rc $TPID 40
+	grep -q "SIGINT: the final dump, after dump 1" "$T/s8.err" &&
+		pass "a stalled reader: SIGINT during dump 1 is heard at once" ||
+		fail "a stalled reader: SIGINT during dump 1 is heard at once" "$(tail -2 "$T/s8.err" | tr '\n' ' ')"
+	st_gone "a stalled reader, then SIGUSR2, $sigs" "$T/s8" "$t0"
+	case $sigs in
+	INT) grep -q "SIGINT: the reader took nothing for 5 s: exiting before" "$T/s8.err" ;;
+	*) grep -q "SIGTERM: exiting before" "$T/s8.err" && [ $(($(date +%s) - t0)) -le 3 ] ;;
+	esac && pass "a stalled reader, SIGUSR2, $sigs: $(grep -o 'SIG[A-Z]*[^(]*exiting' "$T/s8.err")" ||
+		fail "a stalled reader, SIGUSR2, $sigs: the second kind at once, or 5 s idle" "$(tail -1 "$T/s8.err")"
+	kill $HOLD 2>/dev/null
+done
+
+# a reader at 2 KB/s: a dump of 512 KiB would take minutes
+rm -f "$T/s3"*; mkfifo "$T/s3.fifo"
+python3 "$T/slow.py" "$T/s3.fifo" "$T/s3.out" 2048 >"$T/s3.open" & SR=$!; WORKS="$WORKS $SR"
+for i in $(seq 100); do [ -s "$T/s3.open" ] && break; sleep 0.1; done
+if start_tracer "$T/s9" -o "$T/s3.fifo" 'syscalls:sys_enter_close/fd>=100000/ buf=256k'; then
+	"$T/work" close 200000 & W=$!; "$T/work" close 200000; wait $W
+	kill -USR2 $TPID; sleep 2
+	kill -TERM $TPID
+	t0=$(date +%s); wait_rc $TPID 40
+	grep -q "SIGTERM 20 s ago: exiting before the final dump is written" "$T/s9.err" &&
+		pass "a 2 KB/s reader: tracer stops 20 s after SIGTERM, and says so" ||
+		fail "a 2 KB/s reader: tracer stops 20 s after SIGTERM, and says so" "$(tail -1 "$T/s9.err")"
+	st_gone "a 2 KB/s reader, then SIGUSR2, SIGTERM" "$T/s9" "$t0"
+fi
+kill $SR 2>/dev/null
+
+# a tripwire's dump stalled on a fifo gives way to a pull after 10 s
+PORT=$((20000 + ($$ + 7) % 20000))
+held "$T/s10.fifo"
+if start_tracer "$T/s10" -o "$T/s10.fifo" "sched:sched_process_exec syscalls:sys_enter_close/fd>=100000/ buf=256k trip=signal:signal_generate/sig==10/ listen=127.0.0.1:$PORT"; then
+	"$T/work" close 200000
+	run_work "${w}p" spin 20 signal; wait $WPID
+	wait_line "$T/s10" "dump 1 (trip" >/dev/null || sleep 1
+	timeout 40 nc -d 127.0.0.1 $PORT >"$T/s10.pull" </dev/null
+	n=$(perf script -i "$T/s10.pull" 2>/dev/null | grep -c "filename=$T/${w}p ")
+	grep -q "dump 1 (trip.*given up: $T/s10.fifo read nothing for 10 s, recording goes on" "$T/s10.err" && [ "$n" -gt 0 ] &&
+		pass "a tripwire's dump stalled on a fifo: given up after 10 s, a pull served meanwhile (perf decodes its exec)" ||
+		fail "a tripwire's dump stalled on a fifo: given up after 10 s, a pull served meanwhile" "$n execs; $(tail -2 "$T/s10.err" | tr '\n' ' ')"
+	kill -TERM $TPID
+	t0=$(date +%s); wait_rc $TPID 40
+	st_gone "the final dump, on the stalled fifo" "$T/s10" "$t0"
+fi
+kill $HOLD 2>/dev/null
