@@ -12,6 +12,7 @@
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include "config.h"
+#include "memcg.h"
 #include "sink.h"
 #include "pull.h"
 #include "push.h"
@@ -900,6 +901,7 @@ void dump_init(void)
 	if (cfg_buf > ((size_t)-1 / 2 - n) / (nmax + 1))
 		die(2, "config: buf=%L on %d CPUs is more than this machine can address",
 		    (u64)cfg_buf, nmax);
+	memcg_check((u64)nring * cpper + n, "the rings' copies");
 	cp = xmalloc(nmax * cpper + n);
 	memset(cp, 0, nring * cpper);
 }

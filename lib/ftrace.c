@@ -45,6 +45,7 @@
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include "config.h"
+#include "memcg.h"
 #include "sink.h"
 #include "perfdata.h"
 #include "track.h"
@@ -475,6 +476,7 @@ int ft_open(int ri, int cpu)
 		return -1;
 	f->cap = how == MAPPED ? f->n : ft_nsub(cpu);
 	/* faulted in now, not at the first dump (seconds at buf=1g) */
+	memcg_check((u64)f->cap * ft_sbs, "ftrace's copies");
 	f->cp = memset(xmalloc((size_t)f->cap * ft_sbs), 0, (size_t)f->cap * ft_sbs);
 	f->ord = xmalloc(f->cap * sizeof(*f->ord));
 	if (!ri)	/* the first CPU, at start: all is set */

@@ -195,3 +195,45 @@ if start_tracer "$T/oc" "cpu-clock out=$T/oc:d/t.data dumps=1"; then
 else
 	fail "out=DIR:X/FILE dumps=1: tracer records" "$(cat "$T/oc.err")"
 fi
+
+# --- a memory cgroup too small for buf=: tracer says what the config
+# needs and what the cgroup allows, exits 1 and leaves no instance,
+# where the OOM killer ended it with 137 and no word; a buf= that fits
+# records as ever (a cgroup v1 memory controller, or v2's) ---
+cg_make() {	# cg_make BYTES: a new memory cgroup into CG, or 1
+	local m
+	m=$(awk '$3 == "cgroup" && $4 ~ /(^|,)memory(,|$)/ { print $2; exit }' /proc/mounts)
+	if [ -n "$m" ]; then
+		CG=$m/tracer-t.$$; mkdir -p "$CG" && echo "$1" >"$CG/memory.limit_in_bytes" || return 1
+		echo "$1" >"$CG/memory.memsw.limit_in_bytes" 2>/dev/null
+		return 0
+	fi
+	m=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/mounts)
+	[ -n "$m" ] && grep -qw memory "$m/cgroup.subtree_control" 2>/dev/null || return 1
+	CG=$m/tracer-t.$$; mkdir -p "$CG" && echo "$1" >"$CG/memory.max" || return 1
+	echo 0 >"$CG/memory.swap.max" 2>/dev/null
+	return 0
+}
+if cg_make $((48 << 20)); then
+	for b in 16m 2m; do
+		: >"$T/cg.err"
+		sh -c 'echo $$ >"$1/cgroup.procs" && exec "$2" -o "$3" "$4"' sh "$CG" "$TRACER" "$T/cg$b.data" \
+			"sched:sched_switch cpu-clock buf=$b" 2>"$T/cg.err" & TPID=$!; TRACERS="$TRACERS $TPID"
+		for i in $(seq 100); do grep -q "recording" "$T/cg.err" && break; kill -0 $TPID 2>/dev/null || break; sleep 0.1; done
+		kill -INT $TPID 2>/dev/null; wait_rc $TPID 30
+		fs=$(awk '$3 == "tracefs" { print $2; exit }' /proc/mounts)
+		if [ $b = 16m ]; then
+			[ "$RC" = 1 ] && grep -q "MiB more needed, and memory cgroup /tracer-t.$$ allows [0-9]* MiB more" "$T/cg.err" &&
+				{ [ -z "$fs" ] || [ ! -e "$fs/instances/tracer.$TPID" ]; } &&
+				pass "buf=16m on $(nproc) CPUs in a 48 MiB memory cgroup: $(grep -o "[a-z' ]*: [0-9]* MiB more needed.* MiB more" "$T/cg.err"), exit 1, no instance" ||
+				fail "buf=16m in a 48 MiB memory cgroup: the need said, exit 1, no instance" "rc=$RC; $(tail -2 "$T/cg.err")"
+		else
+			n=$(perf script -i "$T/cg$b.data" 2>/dev/null | grep -c "sched_switch")
+			[ "$RC" = 0 ] && [ "$n" -gt 0 ] && pass "buf=2m in the same cgroup: records and dumps ($n switches), exit 0" ||
+				fail "buf=2m in the same cgroup: records and dumps" "rc=$RC, $n; $(tail -2 "$T/cg.err")"
+		fi
+	done
+	rmdir "$CG" 2>/dev/null
+else
+	skip "a memory cgroup too small for buf=" "no memory cgroup controller to make one with"
+fi
