@@ -563,7 +563,8 @@ static int options(int argc, char **argv, struct opts *o)
  * from now on, before anything can take long or block. Every
  * signal that would end us takes the final dump. SIGPIPE and
  * SIGXFSZ are blocked, not ignored: writes fail with EPIPE or
- * EFBIG all the same, and sigaction is 1 KiB of libc. */
+ * EFBIG all the same, and sigaction is 1 KiB of libc. SIGTTOU too: a
+ * background job's writes to its terminal go on, never stopped. */
 /* The kernel's sigset, as musl lays out sigset_t: bit sig - 1 of
  * _NSIG / 8 bytes, in longs. (The raw calls are 200 bytes less than
  * sigaddset, sigprocmask and signalfd.) */
@@ -595,6 +596,7 @@ static int signals_block(void)
 	sfd = sig_fd();
 	sig_add(SIGPIPE);
 	sig_add(SIGXFSZ);
+	sig_add(SIGTTOU);	/* a terminal's background job writes on */
 	syscall(SYS_rt_sigprocmask, SIG_BLOCK, sigs, 0, sizeof(sigs));
 	if (sfd < 0)
 		die(1, "signalfd:");

@@ -10,6 +10,7 @@
 #include <unistd.h>
 #include <termios.h>
 #include <stddef.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include "config.h"
 #include "ring.h"
@@ -322,6 +323,47 @@ static void tty_raw(int fd, long speed)
 }
 
 
+/* ---- a shared terminal ----
+ * A tty that is some other process's controlling terminal (a shell's
+ * on the console, a getty's) is not a port of our own: written as it
+ * is set, never put in raw mode, never read (its input is the shell's).
+ * Found by the real device (TIOCGDEV: /dev/console names the tty
+ * behind it) in each process's stat, tty_nr. */
+struct owner {
+	unsigned dev;
+	int pid;
+};
+
+static void tty_pid(const char *name, void *ctx)
+{
+	struct owner *o = ctx;
+	char p[40], st[512], *c, *e;
+	int i, pid = xtou(name, &e, 10);
+	long n;
+
+	if (o->pid || *e || !pid || pid == getpid())
+		return;
+	fmt(p, sizeof(p), "/proc/%s/stat", name);
+	n = readfile(p, st, sizeof(st) - 1);
+	st[n > 0 ? n : 0] = 0;
+	if (!(c = xstrrchr(st, ')')))
+		return;
+	for (i = 0; i < 5; i++)	/* state ppid pgrp session tty_nr */
+		c += 1 + span(c + 1, " ", 0);
+	if (xtou(c, 0, 10) == o->dev)
+		o->pid = pid;
+}
+
+/* The pid of a process whose terminal fd is, or 0. */
+static int tty_owner(int fd)
+{
+	struct owner o = { 0, 0 };
+
+	if (!ioctl(fd, TIOCGDEV, &o.dev) && o.dev)
+		dir_each("/proc", tty_pid, &o);
+	return o.pid;
+}
+
 /* Where dumps go: out (-o), or stdout. Something that exists and is not a
  * regular file (a tty, a fifo, /dev/null) is a stream, opened once, and
  * sink_stream says so; otherwise each dump is a new file. Nothing here
@@ -349,6 +391,14 @@ void sink_open(const char *out, int frame, long speed)
 
 			if (!CFG_SERIAL)
 				die(2, "-o %s: serial output is not built in (CONFIG_SERIAL)", out);
+			if ((rw = tty_owner(sink_fd))) {
+				if (!frame || speed)
+					die(2, "-o %s: the terminal of pid %d too (a shell's?): only frame=text goes there, "
+					    "without baud=, or give a port of its own", out, rw);
+				msg("-o %s: the terminal of pid %d too: written as it is set; its input and modes are left alone",
+				    out, rw);
+				return;
+			}
 			/* read too: the host may ask for a dump on the line */
 			if ((rw = open(out, O_RDWR | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)) >= 0) {
 				close(sink_fd);

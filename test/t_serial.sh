@@ -128,3 +128,20 @@ if command -v socat >/dev/null && command -v picocom >/dev/null && command -v sc
 else
 	skip "picocom capture and -x" "socat, picocom or script(1) missing"
 fi
+
+# --- -o naming the console a shell uses (a board's, here a pty that is
+# the shell's controlling terminal): never read, never put in raw mode,
+# never stopped as a background job; what it wrote is extracted by -x ---
+cp "$T/work" "$T/cnwk"
+for how in bg setsid; do
+	mkdir -p "$T/cn$how"; rm -f "$T/cn$how/"*
+	python3 test/console.py "$TRACER" "$T/cn$how" "$how" "$T/cnwk" >"$T/cn$how.res" 2>&1
+	while read -r r what; do
+		case $r in ok:) pass "console, $what" ;; bad:) fail "console, $what" ;; esac
+	done <"$T/cn$how.res"
+	grep -q "^ok: $how: tracer records" "$T/cn$how.res" || fail "console ($how): console.py ran" "$(tail -3 "$T/cn$how.res")"
+	"$TRACER" -x -o "$T/cn$how/x.data" <"$T/cn$how/console.out" 2>"$T/cn$how/x.err"; rc=$?
+	n=$(for f in "$T/cn$how/x.data"*; do perf script -i "$f" 2>/dev/null; done | grep -c "filename=$T/cnwk ")
+	[ "$rc" = 0 ] && [ "$n" -gt 0 ] && pass "console ($how): tracer -x extracts its dumps from the console's output (perf decodes the exec)" ||
+		fail "console ($how): tracer -x extracts its dumps" "rc=$rc, $n execs; $(tail -2 "$T/cn$how/x.err")"
+done
