@@ -13,7 +13,7 @@
 # in under a second while others run beside
 CCFG='sched:* raw_syscalls:sys_enter/id==3/ raw_syscalls:sys_exit/id==3/ cpu-clock@499 buf=8m'
 cw=cvw$$; cw=${cw:0:13}
-if ! "$TRACER" -h 2>&1 | grep -q -- '-c -o FILE'; then
+if ! "$TRACER" -h 2>&1 | grep -q -- '-o FILE \[INPUT\]'; then
 	skip "convert" "tracer -c is not built in (CONFIG_CONVERT)"
 else
 	cp "$T/work" "$T/$cw"
