@@ -519,11 +519,13 @@ int conv_main(const char *path, const char *out, int sel)
 	cv_out = out;
 	cv_sel = sel;
 	ib = xmalloc(ICAP);
-	attrs.p = xmalloc(ACAP);
-	carry.p = xmalloc(CARRY);
-	ctab = xmalloc(CSLOT * 4);
-	cbit = xmalloc(CARRY / CMIN / 8 + 1);
-	pd_feat_room(TCAP, BCAP);
+	if (!carry.p) {		/* (the fuzz harness takes them once) */
+		attrs.p = xmalloc(ACAP);
+		carry.p = xmalloc(CARRY);
+		ctab = xmalloc(CSLOT * 4);
+		cbit = xmalloc(CARRY / CMIN / 8 + 1);
+		pd_feat_room(TCAP, BCAP);
+	}
 	if (!(p = need(16)) && !ilen)
 		die(1, "%s: empty", name);
 	if (p && (!memcmp(p, "PERFILE2", 8) || !memcmp(p, "2ELIFREP", 8))) {
