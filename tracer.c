@@ -401,7 +401,7 @@ static _Noreturn void usage(int code)
 "       tracer -x [-n N] [-o FILE] < CAPTURE | -p [FILE]   extract | print\n";
 	/* -c (CONVERT) on the line of -l and -h: -h stays 24 lines */
 	const char *lh = CFG_CONVERT ?
-"       tracer -l | -h | -c -o FILE [INPUT]  list | this help | stream to files\n" :
+"       tracer -l | -h | -c [-n N] -o FILE [INPUT]  list | help | to files\n" :
 "       tracer -l | -h                          list events | this help\n";
 	static const char full[] =
 "Records system-wide perf events into an overwriting ring per CPU, then sleeps.\n"
@@ -664,14 +664,14 @@ int main(int argc, char **argv)
 	/* CFG_ too: o is in memory, where the compiler no longer sees that
 	 * a mode not built in stays 0 (and would keep its code) */
 	if (CFG_CONVERT && o.conv) {
-		if (o.extract || o.print || o.boot || o.config || o.sel)
-			die(2, "-c takes -o FILE and one input, and no other option");
+		if (o.extract || o.print || o.boot || o.config)
+			die(2, "-c takes -o FILE, -n N and one input, and no other option");
 		if (i + 1 < argc)
 			die(2, "-c: '%s' after the input: options go first (tracer -c -o FILE [INPUT])", argv[i + 1]);
 		if (!o.out)
 			die(2, "-c needs -o FILE");
 		host_out(o.out);
-		return conv_main(argv[i], o.out);
+		return conv_main(argv[i], o.out, o.sel);
 	}
 	if (CFG_PRINT && o.print) {
 		if (o.extract || o.boot || o.out || o.config || i + 1 < argc)

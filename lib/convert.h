@@ -3,6 +3,6 @@
 #ifndef CONVERT_H
 #define CONVERT_H
 
-int conv_main(const char *path, const char *out);	/* 0, or 1: not all of it */
+int conv_main(const char *path, const char *out, int sel);	/* 0, or 1: not all of it; sel: -n */
 
 #endif

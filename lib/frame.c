@@ -167,6 +167,7 @@ static void (*x_each)(const u8 *, size_t);
 static const char *x_out;
 static int x_sel, x_rc;
 static unsigned x_seq;		/* -o: the next name's number */
+static char x_name[4096];	/* -o: this dump's file */
 static struct { unsigned char *b; u64 n; int bad, any; } x_got;	/* -x to stdout */
 static unsigned char *x_hb[2];	/* -x to stdout: this dump, the chosen one */
 
@@ -176,17 +177,14 @@ static void xput(struct xdump *d, const unsigned char *p, size_t n)
 		return;
 	if (x_each && !d->bad)
 		x_each(p, n);
-	if (d->fd >= 0) {	/* -o: what a damaged dump holds is written too */
+	if (d->fd >= 0 && !d->bad) {	/* -o: a damaged dump's file goes at its end */
 		size_t off = 0;
 		ssize_t w;
 
 		while (off < n && (w = write(d->fd, p + off, n - off)) > 0)
 			off += w;
-		if (off < n) {
-			msg("dump %d: write:", d->dump);
-			close(d->fd);
-			d->fd = -1, d->bad = 1;
-		}
+		if (off < n)
+			msg("dump %d: write %s:", d->dump, x_name), d->bad = 1;
 	}
 	if (d->hold && d->hn + n > XMAX && !d->bad)
 		msg("dump %d: over %u MiB: -o FILE writes any size", d->dump, XMAX >> 20);
@@ -306,7 +304,7 @@ static void xend(struct xdump *d, char *s, long ln)
 /* A dump begins: -o's file is opened, or the window to hold it. */
 static void xbegin(struct xdump *d, int dump)
 {
-	char name[4096];
+	char *name = x_name;
 
 	memset(d, 0, sizeof(*d));
 	d->dump = dump, d->fd = -1;
@@ -314,7 +312,7 @@ static void xbegin(struct xdump *d, int dump)
 		return x_each(0, 0);
 	if (x_out) {	/* the next free of FILE, FILE.1, ...: none written over */
 		do
-			fmt(name, sizeof(name), x_seq ? "%s.%u" : "%s", x_out, x_seq), x_seq++;
+			fmt(name, sizeof(x_name), x_seq ? "%s.%u" : "%s", x_out, x_seq), x_seq++;
 		while ((d->fd = open(name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600)) < 0 && errno == EEXIST);
 		if (d->fd < 0)
 			msg("%s:", name), x_rc = 1;
@@ -337,6 +335,13 @@ static void xfinish(struct xdump *d)
 		x_each(0, d->bad ? 2 : 1);
 	if (d->fd >= 0)
 		close(d->fd);
+	/* -o: no file of a damaged dump (perf would stop inside it); its
+	 * name goes to the next. -n N without -o writes what came. */
+	if (d->fd >= 0 && d->bad) {
+		unlink(x_name);
+		x_seq--;
+		msg("dump %d: DAMAGED: no file for it; tracer -x -n %d > FILE writes what came", d->dump, d->dump);
+	}
 	if (x_each || x_out)
 		x_rc |= d->bad;
 	else if (d->hold && (x_sel || !d->bad))

@@ -238,6 +238,16 @@ void pd_feat_reset(void)
 	tracing.n = feats.n = kbid.n = nfeat = 0;
 }
 
+/* Room for them, taken once (untouched, it costs nothing): the tracing
+ * data, the build-ids; NFEAT features of up to 64 KiB (a record's). So
+ * -c's memory is what its bounds say, not what growing would leave. */
+void pd_feat_room(size_t tr, size_t bids)
+{
+	tracing.p = xmalloc(tracing.cap = tr);
+	kbid.p = xmalloc(kbid.cap = bids);
+	feats.p = xmalloc(feats.cap = NFEAT << 16);
+}
+
 void pd_feat(int id, const void *p, size_t n)
 {
 	int i, k;

@@ -21,6 +21,7 @@ extern int pd_be;
 void pd_file_begin(void);
 void pd_file_attrs(u64 n, u64 size);
 void pd_feat_reset(void);
+void pd_feat_room(size_t tracing, size_t bids);
 void pd_feat(int id, const void *p, size_t n);
 
 /* Records: the kernel's (swapped on a big-endian target), the kernel's

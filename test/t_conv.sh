@@ -13,7 +13,7 @@
 # in under a second while others run beside
 CCFG='sched:* raw_syscalls:sys_enter/id==3/ raw_syscalls:sys_exit/id==3/ cpu-clock@499 buf=8m'
 cw=cvw$$; cw=${cw:0:13}
-if ! "$TRACER" -h 2>&1 | grep -q -- '-c -o FILE'; then
+if ! "$TRACER" -h 2>&1 | grep -q -- '-o FILE \[INPUT\]'; then
 	skip "convert" "tracer -c is not built in (CONFIG_CONVERT)"
 else
 	cp "$T/work" "$T/$cw"
@@ -213,7 +213,89 @@ sys.stdout.buffer.write(b[:o])' "$1"
 	"$TRACER" -c "$T/cvstream.out" -o "$T/cvo.data" 2>"$T/cvb.err"; rc=$?
 	[ $rc = 2 ] && grep -q -- "-c: '-o' after the input: options go first" "$T/cvb.err" && [ ! -e "$T/cvo.data" ] &&
 		pass "convert IN -o FILE: exit 2, '$(cat "$T/cvb.err")'" || fail "convert IN -o FILE: exit 2, options go first" "rc=$rc $(cat "$T/cvb.err")"
-	"$TRACER" -c -o "$T/cvo.data" -n 3 "$T/cvstream.out" 2>"$T/cvb.err"; rc=$?
-	[ $rc = 2 ] && grep -q -- "-c takes -o FILE and one input, and no other option" "$T/cvb.err" && [ ! -e "$T/cvo.data" ] &&
-		pass "convert -o FILE -n 3: exit 2, '$(cat "$T/cvb.err")'" || fail "convert -o FILE -n 3: exit 2, no other option" "rc=$rc $(cat "$T/cvb.err")"
+	"$TRACER" -c -o "$T/cvo.data" -x "$T/cvstream.out" 2>"$T/cvb.err"; rc=$?
+	[ $rc = 2 ] && grep -q -- "-c takes -o FILE, -n N and one input, and no other option" "$T/cvb.err" && [ ! -e "$T/cvo.data" ] &&
+		pass "convert -o FILE -x: exit 2, '$(cat "$T/cvb.err")'" || fail "convert -o FILE -x: exit 2, no other option" "rc=$rc $(cat "$T/cvb.err")"
+	# -n N: dump N only, the file the whole conversion made of it
+	for m in stream framed; do
+		rm -f "$T/cvo.data"*
+		"$TRACER" -c -n 2 -o "$T/cvo.data" "$T/cv$m.out" 2>"$T/cvb.err"; rc=$?
+		[ $rc = 0 ] && cmp -s "$T/cvo.data" "$T/cv$m.data.1" && [ ! -e "$T/cvo.data.1" ] && [ "$(perf script -i "$T/cvo.data" 2>/dev/null | wc -l)" -gt 100 ] &&
+			pass "convert -n 2 of a $m: one file, dump 2's of the whole conversion, perf script reads it" ||
+			fail "convert -n 2 of a $m: one file, dump 2's" "rc=$rc $(cat "$T/cvb.err") $(ls "$T"/cvo.data*)"
+	done
+	rm -f "$T/cvo.data"*
+	"$TRACER" -c -n 3 -o "$T/cvo.data" "$T/cvstream.out" 2>"$T/cvb.err"; rc=$?
+	[ $rc = 1 ] && grep -q "dump 3 not converted (2 in the input)" "$T/cvb.err" && [ ! -e "$T/cvo.data" ] &&
+		pass "convert -n 3 of 2 dumps: exit 1, '$(tail -1 "$T/cvb.err" | sed 's|'"$T"/'||')', no file" ||
+		fail "convert -n 3 of 2 dumps: exit 1, said, no file" "rc=$rc $(cat "$T/cvb.err")"
+
+	# many dumps, each a short-lived process (FORK, COMM, 40 maps, EXIT),
+	# and one process alive throughout (in dump 1): each file carries
+	# what is alive, not every dump's side-band before it
+	python3 - "$T/cvstream.out" "$T/cvmany" <<'PY'
+import struct, sys
+b = open(sys.argv[1], "rb").read(); o = 16; head = b[:16]; t = {}
+while o < len(b):
+    ty, m, n = struct.unpack_from("<IHH", b, o)
+    ext = (struct.unpack_from("<I", b, o + 8)[0] + 7) & ~7 if ty == 66 else 0
+    r = b[o:o + n + ext]
+    if ty >= 64 and ty != 68 and not t: head += r
+    elif ty in (1, 3, 4, 7, 10) and n >= 24 and ty not in t: t[ty] = bytearray(r)
+    o += n + ext
+mm = t.get(10) or t.get(1)
+def side(ty, pid, name=None, addr=0):
+    r = bytearray(t[ty] if ty != 10 else mm)
+    if ty in (4, 7): struct.pack_into("<IIII", r, 8, pid, 1, pid, 1)
+    else: struct.pack_into("<II", r, 8, pid, pid)
+    if ty == 3: r[16:16 + 8] = name.encode().ljust(8, b"\0")[:8]
+    if ty in (1, 10): struct.pack_into("<Q", r, 16, addr)
+    return bytes(r)
+rnd = struct.pack("<IHH", 68, 0, 8)
+out = head + side(7, 99990) + side(3, 99990, "cvlive") + side(10, 99990, addr=0x400000) + rnd
+for i in range(1, 301):
+    p = 100000 + i
+    out += side(7, p) + side(3, p, "cvk%d" % i) + b"".join(side(10, p, addr=0x1000000 * (j + 1)) for j in range(40)) + side(4, p) + rnd
+open(sys.argv[2], "wb").write(out)
+PY
+	rm -f "$T/cvm.data"*
+	"$TRACER" -c -o "$T/cvm.data" "$T/cvmany" 2>"$T/cvm.err"; rc=$?
+	a=$(stat -c %s "$T/cvm.data.1" 2>/dev/null); z=$(stat -c %s "$T/cvm.data.300" 2>/dev/null)
+	ev=$(perf script --show-task-events -i "$T/cvm.data.300" 2>/dev/null)
+	[ $rc = 0 ] && [ -n "$z" ] && [ "$z" -le $((a + a / 10)) ] && echo "$ev" | grep -q "COMM.*cvlive" && echo "$ev" | grep -q "COMM.*cvk300" &&
+		! echo "$ev" | grep -q "cvk299" &&
+		pass "convert 301 dumps of short-lived processes: the last file $z bytes, the second $a; it names the live task, not the ones gone" ||
+		fail "convert 301 dumps: each file about its dump's size, names what is alive" "rc=$rc second $a last $z bytes; $(echo "$ev" | grep -c cvk) cvk lines; $(tail -2 "$T/cvm.err")"
+
+	# memory: hostile and huge inputs stay within the stated bound
+	# (doc/convert.md: 192 MiB), measured as the peak RSS
+	cvmem() {	# NAME WANT: input on stdin; "RC KB" out
+		/usr/bin/time -f "%x %M" -o "$T/cvmem.t" "$TRACER" -c -o "$T/cvmem.data" 2>"$T/cvmem.err"
+		tail -1 "$T/cvmem.t"
+	}
+	rm -f "$T/cvmem.data"*
+	read rc kb < <(python3 -c '
+import struct, sys
+w = sys.stdout.buffer; w.write(b"PERFILE2" + struct.pack("<Q", 16))
+r = struct.pack("<IHHII", 64, 0, 65528, 0, 128) + bytes(65528 - 16)
+for i in range(2400): w.write(r)' 2>/dev/null | cvmem)
+	[ "$rc" = 1 ] && [ "$kb" -lt 196608 ] && grep -q "attrs of over 4 MiB" "$T/cvmem.err" &&
+		pass "convert 150 MiB of HEADER_ATTR: exit 1, peak RSS $kb KiB, '$(head -1 "$T/cvmem.err")'" ||
+		fail "convert 150 MiB of HEADER_ATTR: within 192 MiB, said" "rc=$rc peak $kb KiB $(head -2 "$T/cvmem.err")"
+	rm -f "$T/cvmem.data"*
+	read rc kb < <(python3 -c '
+import struct, sys
+b = open(sys.argv[1], "rb").read(); o = 16
+while True:
+    t, m, n = struct.unpack_from("<IHH", b, o)
+    if t < 64 or t == 68: break
+    o += n + ((struct.unpack_from("<I", b, o + 8)[0] + 7) & ~7 if t == 66 else 0)
+w = sys.stdout.buffer; w.write(b[:o])
+r = struct.pack("<IHH", 67, 0, 4096) + bytes(4088)
+for i in range(38400): w.write(r)
+w.write(b[o:])' "$T/cvstream.s1" 2>/dev/null | cvmem)
+	n=$(perf script -i "$T/cvmem.data" 2>/dev/null | wc -l)
+	[ "$rc" = 1 ] && [ "$kb" -lt 196608 ] && grep -q "build-ids over 16 MiB.*the rest dropped" "$T/cvmem.err" && [ "$n" -gt 100 ] &&
+		pass "convert a stream with 150 MiB of HEADER_BUILD_ID: exit 1, peak RSS $kb KiB, said, its dump's file reads ($n samples)" ||
+		fail "convert 150 MiB of HEADER_BUILD_ID: within 192 MiB, said, the dump written" "rc=$rc peak $kb KiB, $n samples, $(head -2 "$T/cvmem.err")"
 fi

@@ -92,6 +92,15 @@ if start_tracer "$T/fr" 'sched:sched_switch sched:sched_process_exec frame=text'
 	"$TRACER" -x -o /dev/null <"$T/fr.mixed" 2>"$T/xk.err"; rc=$?
 	[ $rc = 2 ] && grep -q -- "-o /dev/null: not a file" "$T/xk.err" && [ ! -e /dev/null.1 ] &&
 		pass "-x -o /dev/null: exit 2, nothing written in /dev" || fail "-x -o /dev/null: exit 2, nothing in /dev" "rc=$rc $(cat "$T/xk.err")"
+	# -o with a corrupt line in dump 2: dump 2 named, no half file of it
+	# (perf would stop inside it: "bad event header size"), dump 1 whole
+	awk '/#TRACER BEGIN/ { d++ } d == 2 && /^#T 3 / { sub(/#T 3 ..../, "&x") } { print }' "$T/fr.out" >"$T/fr.bad2"
+	rm -f "$T/xb.data"*
+	"$TRACER" -x -o "$T/xb.data" <"$T/fr.bad2" 2>"$T/xb.err"; rc=$?
+	[ $rc = 1 ] && grep -q "dump 2: DAMAGED: no file for it" "$T/xb.err" && cmp -s "$T/xb.data" "$T/all.data" && [ ! -e "$T/xb.data.1" ] &&
+		perf script -i "$T/xb.data" >/dev/null 2>&1 &&
+		pass "-x -o FILE, a corrupt line in dump 2: exit 1, '$(grep DAMAGED: "$T/xb.err" | sed 's/tracer: //')', dump 1 whole" ||
+		fail "-x -o FILE, a corrupt line in dump 2: named, no half file" "rc=$rc $(tr '\n' ' ' <"$T/xb.err") $(ls "$T"/xb.data*; perf script -i "$T/xb.data.1" 2>&1 >/dev/null | head -1)"
 	# damage one line: the error names it
 	awk 'NR == 9 { sub(/#T [0-9]+ ..../, "&x") } { print }' "$T/fr.out" >"$T/fr.bad"
 	err=$("$TRACER" -x -n 1 <"$T/fr.bad" 2>&1 >/dev/null); rc=$?

@@ -4,7 +4,7 @@
 #
 #   test/fuzz/run.sh [SECONDS | runs=N] [TARGET...]	(default: 60 s, all targets)
 #
-# TARGETs: cfg ring dump extract track zstd ftrace print store pull. The build goes to $FUZZ_DIR
+# TARGETs: cfg ring dump extract track zstd ftrace print store pull conv. The build goes to $FUZZ_DIR
 # (/var/cache/tracer-fuzz, else $TMPDIR), over a copy of the sources
 # with every CONFIG_ symbol on; nothing is written in the tree but
 # crashes. Each target first runs every input of test/fuzz/corpus/TARGET
@@ -25,7 +25,7 @@
 # the known crash inputs out, and save every new one.
 cd "$(dirname "$0")/../.." || exit 2
 TOP=$PWD
-ALL="cfg ring dump extract track zstd ftrace print store pull"
+ALL="cfg ring dump extract track zstd ftrace print store pull conv"
 LIMIT=${1:-60}
 TMO=${FUZZ_TIMEOUT:-5}
 [ $# -gt 0 ] && shift
@@ -97,7 +97,7 @@ case " $TARGETS " in *" zstd "*)
 esac
 # Each harness includes the file under test (to reach its statics) and
 # links the other layers.
-inc() { case $1 in extract) echo frame ;; dump) echo "lean dump" ;; store) echo push ;; *) echo "$1" ;; esac; }
+inc() { case $1 in extract) echo frame ;; conv) echo convert ;; dump) echo "lean dump" ;; store) echo push ;; *) echo "$1" ;; esac; }
 for t in $TARGETS; do
 	objs=
 	for l in $LAYERS; do
@@ -123,7 +123,7 @@ why() {
 		   grep -v '/f_[a-z]*\.c' | head -3 | sed -E 's/.* in ([A-Za-z_0-9.]+) .*\/([a-z]+\.c:?[0-9:]*).*/\1 \2/' | paste -sd ' ' -)"
 }
 
-maxlen() { case $1 in cfg) echo 4096 ;; ring) echo 40000 ;; extract|ftrace|print) echo 65536 ;; *) echo 16384 ;; esac; }
+maxlen() { case $1 in cfg) echo 4096 ;; ring) echo 40000 ;; extract|ftrace|print|conv) echo 65536 ;; *) echo 16384 ;; esac; }
 rc=0
 for t in $TARGETS; do
 	C=$TOP/test/fuzz/corpus/$t W=$B/work/$t A=$B/art/$t
