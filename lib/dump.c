@@ -544,14 +544,12 @@ static size_t merge_out(struct run *rn, int k)
 
 static int open_dump_file(char *name)
 {
-	for (;;) {
-		int fd;
+	int fd;
 
+	for (;; file_seq++) {
 		fmt(name, 4096, file_seq ? "%s.%u" : "%s", cfg_out, file_seq);
-		fd = open(name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-		if (fd >= 0 || errno != EEXIST)
+		if ((fd = open(name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600)) >= 0 || errno != EEXIST)
 			return fd;
-		file_seq++;
 	}
 }
 
@@ -712,8 +710,7 @@ static int dump_write(struct dst *d, int pull)
 		tot += rn[i].end - rn[i].p;
 	if (CFG_FTRACE && ft_n)
 		tot += ft_est;	/* ftrace's, about */
-	/* A stream's dump that stalls is given up while pulls or uploads
-	 * wait (10 s); a pulled one gives way to the loop. */
+	/* a stalled stream's dump gives way to pulls and uploads (10 s) */
 	out_begin(fd, tot + (64 << 10), dumps, (cfg_frame && pull == -1) | (pull >= 0) * OUT_YIELD |
 		  (pull == -1 && ((CFG_LISTEN && cfg_listen) || (CFG_PUSH && cfg_push))) * OUT_STALL,
 		  sink_stream || pull != -1 ? 0 : d->name);
@@ -763,11 +760,9 @@ static int dump_report(struct dst *d, const char *why, int pull, int err)
 
 	if (err) {
 		errno = err;
-		if ((CFG_LISTEN || CFG_PUSH) && pull >= 0 && err == EINTR)
-			msg("dump %d (%s): given up for a signal, a tripwire or a request", dumps, why);
-		else if ((CFG_LISTEN || CFG_PUSH) && err == ETIMEDOUT)
-			msg("dump %d (%s): given up: %s read nothing for %d s%s", dumps, why, d->name,
-			    pull >= 0 ? 5 : 10, pull >= 0 ? "" : ", recording goes on");
+		if ((CFG_LISTEN || CFG_PUSH) && (err == ETIMEDOUT || (pull >= 0 && err == EINTR)))
+			msg("dump %d (%s): given up%s", dumps, why, err == EINTR ? " for a signal, a tripwire or a request" :
+			    pull >= 0 ? ": nothing read for 5 s" : ": nothing read for 10 s, recording goes on");
 		else
 			msg(out_final ? "dump %d (%s): writing %s failed: the history is lost:" :
 			    "dump %d (%s): writing %s failed, recording goes on:", dumps, why, d->name);
@@ -891,16 +886,14 @@ void dump_init(void)
 		msg("setting up %L MiB rings per CPU and their copies: this takes a while", (u64)cfg_buf >> 20);
 	open_all();
 	ev_ids_init();
-	/* The rings' copies (none where every event is in ftrace's), then
-	 * the side-band. The rings' part is faulted in now, not at a dump. */
+	/* the rings' copies (none if ftrace has every event), faulted in now; the side-band */
 	for (i = 0; i < nring; i++)
 		cpper = rings[i].base ? cfg_buf : cpper;
 	n = sizeof(tbuf) + (CFG_TRACK ? track_max() : 0);
 	ixmax = n / 40;		/* a side-band record is at least 40 bytes */
 	ix = xmalloc(ixmax * sizeof(*ix));
 	if (cfg_buf > ((size_t)-1 / 2 - n) / (nmax + 1))
-		die(2, "config: buf=%L on %d CPUs is more than this machine can address",
-		    (u64)cfg_buf, nmax);
+		die(2, "config: buf=%L on %d CPUs is more than this machine can address", (u64)cfg_buf, nmax);
 	memcg_check((u64)nring * cpper + n, "the rings' copies");
 	cp = xmalloc(nmax * cpper + n);
 	memset(cp, 0, nring * cpper);
