@@ -300,7 +300,7 @@ static int loop(int sfd)
 
 	if (CFG_LISTEN && cfg_listen)
 		fmt(where, sizeof(where), "; listening on %s%s", cfg_listen,
-		    cfg_key ? " (key=)" : "");
+		    cfg_key ? ", for clients that send the key" : "");
 	if (CFG_FTRACE && ft_n)
 		fmt(ftw, sizeof(ftw), " (%d tracepoints in ftrace instance %s, by %s; %d on perf rings)",
 		    ft_n, ft_iname, ft_how(0), nev - ft_n);

@@ -3,7 +3,7 @@
 # arch the QEMU guests test, in dist/ (DIST=DIR elsewhere), named for what
 # a board owner knows (uname -m, byte order, float: README and doc/building.md),
 # with dist/SHA256SUMS. Installs the toolchains it lacks
-# (test/setup-cross.sh). Each binary is built in a copy of the sources
+# (test/setup-cross.sh); ARCHS="aarch64 mips" builds those only. Each binary is built in a copy of the sources
 # (Makefile Kconfig *.c *.h lib/) with make defconfig, so the tree's .config,
 # lib/config.h and ./tracer stay as they are.
 #   --test  make dist, then judge each binary: a static executable of the
@@ -46,19 +46,26 @@ build() {
 dist() {
 	local t0 arches names n a cross rc=0
 	t0=$(date +%s)
-	arches=$(awk '{ print $2 }' <<<"$TABLE") names=$(awk '{ print $1 }' <<<"$TABLE")
+	names=$(awk '{ print $1 }' <<<"$TABLE")
+	# ARCHS="aarch64 mips": those only (the others in dist/ stay)
+	for n in ${ARCHS:-}; do
+		[ -n "$(row "$n")" ] || { echo "dist: ARCHS: no arch '$n' (one of:" $names")" >&2; return 2; }
+	done
+	names=${ARCHS:-$names}
+	arches=$(for n in $names; do row "$n"; done | awk '{ print $2 }')
 	# shellcheck disable=SC2086
 	test/setup-cross.sh ${QEMU:+--qemu} $arches 2>&1 | grep -v 'already present$' ||
 		{ echo "dist: test/setup-cross.sh failed (above); building what it can" >&2; rc=1; }
 	W=$(mktemp -d); trap 'rm -rf "$W"' EXIT
-	mkdir -p "$OUT" && rm -f "$OUT"/tracer-* "$OUT/SHA256SUMS"	# none left from an older build
+	mkdir -p "$OUT" && rm -f "$OUT/SHA256SUMS"
+	for n in $names; do rm -f "$OUT/tracer-$n"; done	# none left from an older build
 	for n in $names; do
 		read -r n a cross _ <<<"$(row "$n")"
 		build "$n" "$cross" || rc=1
 	done
 	(cd "$OUT" && sha256sum tracer-* >SHA256SUMS) || rc=1
-	for n in "$OUT"/tracer-*; do printf '%-22s %6d bytes\n' "${n#"$TOP"/}" "$(wc -c <"$n")"; done
-	echo "dist: $(ls "$OUT" | grep -c '^tracer-') binaries and SHA256SUMS in ${OUT#"$TOP"/} in $(( $(date +%s) - t0 ))s"
+	for n in $names; do [ -f "$OUT/tracer-$n" ] && printf '%-22s %6d bytes\n' "${OUT#"$TOP"/}/tracer-$n" "$(wc -c <"$OUT/tracer-$n")"; done
+	echo "dist: $(echo $names | wc -w) built, $(ls "$OUT" | grep -c '^tracer-') binaries and SHA256SUMS in ${OUT#"$TOP"/} in $(( $(date +%s) - t0 ))s"
 	return $rc
 }
 

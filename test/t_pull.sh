@@ -227,6 +227,8 @@ else
 	nsx ip addr add 10.213.0.2/24 dev tw$$ && nsx ip link set tw$$ up
 	rm -f "$T/ky.data"*
 	if start_tracer "$T/ky" -o "$T/ky.data" "sched:sched_process_exec listen=0.0.0.0:$P5 key=$T/key"; then
+		grep -q "listening on 0.0.0.0:$P5, for clients that send the key$" "$T/ky.err" &&
+			pass "the start line says a key is needed" || fail "the start line says a key is needed" "$(grep recording "$T/ky.err")"
 		cp "$T/work" "$T/${w}ky"; "$T/${w}ky" spin 10
 		nsx nc 10.213.0.1 $P5 <"$T/key" >"$T/ky.pull"
 		perf script -i "$T/ky.pull" 2>/dev/null | grep -q "filename=$T/${w}ky " &&
