@@ -530,6 +530,7 @@ static size_t merge_out(struct run *rn, int k)
 				w = out_room(h->size + 32);
 				out_commit(lean_expand(h, r->ring, rings[r->ring].cpu, (void *)w));
 			}
+			out_in += CFG_FTRACE && r->ft ? (w ? w->size : 0) : h->size;	/* (ft_est: its output) */
 			if (CFG_TRACK && w)
 				track_sample(w);	/* the dump line's unnamed tasks */
 			nrec++;
@@ -710,8 +711,7 @@ static int dump_write(struct dst *d, int pull)
 		tot += rn[i].end - rn[i].p;
 	if (CFG_FTRACE && ft_n)
 		tot += ft_est;	/* ftrace's, about */
-	/* a stalled stream's dump gives way to pulls and uploads (10 s) */
-	out_begin(fd, tot + (64 << 10), dumps, (cfg_frame && pull == -1) | (pull >= 0) * OUT_YIELD |
+	out_begin(fd, tot + 1, dumps, (cfg_frame && pull == -1) | (pull >= 0) * OUT_YIELD |
 		  (pull == -1 && ((CFG_LISTEN && cfg_listen) || (CFG_PUSH && cfg_push))) * OUT_STALL,
 		  sink_stream || pull != -1 ? 0 : d->name);
 	if (binfile)

@@ -37,8 +37,8 @@ static u64 yuntil;
 static u32 fsig[2];	/* the final dump's signal and its sender */
 int out_final;
 static size_t ochunk;
-static u64 ot0, otick, owritten, ohint, olast, ostop;
-u64 out_pos;
+static u64 otick, otick0, ow0, owritten, ohint, olast, ostop;
+u64 out_pos, out_in;
 static struct termios tio_saved;
 static int tio_fd = -1;
 
@@ -144,11 +144,21 @@ void sink_write(const char *p, size_t n)
 		p += w, n -= w, owritten += w;
 		olast = t = now_us();
 		if (t - otick >= 3000000 && ohint) {	/* a dump (-p has no size) */
-			u64 rate = owritten * 1000000 / (t - ot0 + 1) + 1;
+			/* The rate since the first tick (before it, a pipe's
+			 * buffer took 64 KiB at once). The total: what was put,
+			 * and what is left of the hint at the ratio so far
+			 * (records expanded), in bytes written per byte put
+			 * (zstd, frame=text; what waits in obuf is not out). */
+			u64 all = (out_raw_pos + (ohint > out_in ? ohint - out_in : 0) * out_raw_pos / (out_in + 1)) *
+				owritten / (out_raw_pos - olen + 1) + 1;
 
+			all = all > owritten ? all : owritten + 1;
+			if (ow0)
+				msg("dump %d: %L of ~%L bytes written, %L s to go", odump, owritten, all,
+				    (all - owritten) * (t - otick0) / (owritten - ow0 + 1) / 1000000);
+			else
+				ow0 = owritten, otick0 = t;
 			otick = t;
-			msg("dump %d: %L of ~%L bytes written, %L s to go", odump,
-			    owritten, ohint, ohint > owritten ? (ohint - owritten) / rate : 0);
 		}
 	}
 }
@@ -218,7 +228,8 @@ void out_begin(int fd, u64 hint, int dump, int how, const char *path)
 	 * without blocking; files and /dev/null take it all at once. */
 	ochunk = lseek(fd, 0, SEEK_CUR) < 0 ? 4096 : sizeof(obuf);
 	out_pos = out_raw_pos = owritten = 0;
-	ot0 = otick = olast = now_us();
+	otick = olast = now_us();
+	ow0 = out_in = 0;
 	ohint = hint;
 	odump = dump;
 	oframe = frame;

@@ -10,6 +10,7 @@ extern int sink_fd;		/* a stream's fd, or -1 */
 extern int sink_stream;		/* stdout, a tty, a fifo; 0: new files */
 extern const char *sink_name;	/* "stdout", or the stream's path */
 extern u64 out_pos;		/* bytes of this dump so far */
+extern u64 out_in;		/* of out_begin's hint, how much went out (for progress) */
 
 void sink_open(const char *out, int frame, long speed);
 int sink_get(void);		/* a stream's fd for a dump, or -1 */

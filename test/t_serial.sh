@@ -36,18 +36,68 @@ if start_tracer "$T/hup" -o "$PTS" 'sched:sched_switch'; then
 fi
 kill $PP 2>/dev/null
 
-# --- a slow link: progress every few seconds, with total and ETA ---
-mkfifo "$T/slow"
-( while dd bs=4k count=1 iflag=fullblock 2>/dev/null | grep -q . ; do sleep 0.1; done <"$T/slow" ) & SR=$!
-if start_tracer "$T/sl" -o "$T/slow" 'raw_syscalls:sys_enter buf=256k cpus=0'; then
-	taskset -c 0 "$T/work" close 20000
-	dump_wait "$T/sl" 1 >/dev/null
-	p=$(grep -c "bytes written, .* s to go" "$T/sl.err")
-	[ "$p" -ge 1 ] && pass "slow link: $p progress lines with total and ETA" ||
-		fail "slow link: progress lines" "$(cat "$T/sl.err")"
-	stop_tracer >/dev/null
-fi
-kill $SR 2>/dev/null
+# --- a slow link: progress every few seconds, its total and time to go
+# within 2x of the truth (the dump line's bytes, the time it came): a
+# stream (perf rings, then ftrace's and zstd) and a pull, each read at
+# RATE bytes a second (a pipe's buffer takes its first 64 KiB at once) ---
+cat >"$T/crawl.py" <<'PY'
+import os, socket, sys, time
+# crawl.py fifo PATH RATE | crawl.py tcp PORT RATE: read at RATE bytes/s
+kind, where, rate = sys.argv[1], sys.argv[2], int(sys.argv[3])
+if kind == "fifo":  # open before tracer's dump opens it (read and write: no wait)
+    fd = os.open(where, os.O_RDWR)
+    rd = lambda n: os.read(fd, n)
+else:  # listen=@NAME: a unix socket's buffer is 208 KiB, TCP's on loopback MiBs
+    s = socket.socket(socket.AF_UNIX)
+    s.connect("\0" + where)
+    rd = lambda n: s.recv(n)
+print("open", flush=True)
+while True:
+    b = rd(max(rate // 10, 1))
+    if not b:
+        break
+    time.sleep(0.1)
+PY
+# stamp LOG: stderr lines with their time, into LOG.err
+stamp() { while IFS= read -r l; do printf '%s %s\n' "$(date +%s.%N)" "$l"; done >"$1.err"; }
+# prog_check NAME LOG DUMP: each progress line of dump DUMP against its dump line
+prog_check() {
+	local r
+	r=$(awk -v d="$3" '
+		$3 == "dump" && $4 == d":" && $6 == "of" { t[++n] = $1; w[n] = $5; tot[n] = +substr($7, 2); s[n] = $10 }
+		$3 == "dump" && $4 == d && $5 ~ /^\(/ { for (i = 5; i <= NF; i++) if ($(i + 1) ~ /^bytes/) { N = $i; break }; te = $1 }
+		END {
+			if (!n || !te) { print "no progress lines (" n ") or no dump line"; exit }
+			for (i = 1; i <= n; i++) {
+				left = te - t[i]
+				# (time to go: 2x, or a tick of 3 s, off)
+				if (tot[i] < N / 2 || tot[i] > 2 * N || s[i] < left / 2 - 1 || (s[i] > 2 * left + 1 && s[i] > left + 4))
+					bad = bad sprintf(" [%d of ~%d, %d s to go: truth %d bytes, %.1f s]", w[i], tot[i], s[i], N, left)
+			}
+			print bad ? "off:" bad : "ok: " n " lines, e.g. " w[n] " of ~" tot[n] " (" N "), " s[n] " s to go (" sprintf("%.1f", te - t[n]) ")"
+		}' "$2.err")
+	case $r in ok:*) pass "$1: progress within 2x of the truth (${r#ok: })" ;; *) fail "$1: progress within 2x of the truth" "$r; $(tail -3 "$2.err" | cut -c1-200 | tr "\n" " ")" ;; esac
+}
+cp "$T/work" "$T/pgwk"
+for c in "engine=perf:16384" "zstd:3072"; do
+	rm -f "$T/pg.fifo"; mkfifo "$T/pg.fifo"
+	"$TRACER" -o "$T/pg.fifo" "syscalls:sys_enter_close/fd>=100000/ cpus=0 buf=256k ${c%:*}" 2> >(stamp "$T/pg") & TPID=$!
+	TRACERS="$TRACERS $TPID"
+	python3 "$T/crawl.py" fifo "$T/pg.fifo" "${c#*:}" >"$T/pg.open" & CR=$!; WORKS="$WORKS $CR"
+	for i in $(seq 100); do grep -q recording "$T/pg.err" 2>/dev/null && [ -s "$T/pg.open" ] && break; sleep 0.1; done
+	taskset -c 0 "$T/pgwk" close 100000
+	kill -USR2 $TPID
+	for i in $(seq 600); do grep -q "dump 1 (" "$T/pg.err" && break; sleep 0.1; done
+	prog_check "a stream read at ${c#*:} B/s (${c%:*})" "$T/pg" 1
+	kill -9 $TPID $CR 2>/dev/null; wait $TPID $CR 2>/dev/null
+done
+"$TRACER" -o "$T/pgp.data" "syscalls:sys_enter_close/fd>=100000/ cpus=0 buf=256k listen=@trpg$$" 2> >(stamp "$T/pgp") & TPID=$!
+TRACERS="$TRACERS $TPID"
+for i in $(seq 100); do grep -q recording "$T/pgp.err" 2>/dev/null && break; sleep 0.1; done
+taskset -c 0 "$T/pgwk" close 100000
+timeout 120 python3 "$T/crawl.py" unix "trpg$$" 49152 >/dev/null
+prog_check "a pull read at 49152 B/s" "$T/pgp" 1
+kill -9 $TPID 2>/dev/null; wait $TPID 2>/dev/null
 
 # --- framed text: extract is bit-identical through interleaved messages ---
 if start_tracer "$T/fr" 'sched:sched_switch sched:sched_process_exec frame=text'; then
