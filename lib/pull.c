@@ -7,9 +7,10 @@
  *   - from anywhere, a client whose first line is the secret of key=FILE.
  * Nobody else gets a byte, and a refusal starts no dump. A client may
  * shut its end of writing (nc -N, BusyBox nc: at their input's end);
- * one that closed is told apart where the kernel shows it (below), and
- * gets no dump. Connections wait here, each with its own fd in the loop's poll, while a key is
- * typed or the rate limit holds them: nothing here blocks. */
+ * one that closed is told apart where the kernel shows it (pend_shut),
+ * and gets no dump. Connections wait here, each with its own fd in the
+ * loop's poll, while a key is typed or the rate limit holds them:
+ * nothing here blocks. */
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -213,7 +214,7 @@ static long peer_uid(int fd, const struct sockaddr_in *peer)
 
 	if (getsockname(fd, (struct sockaddr *)&me, &ml))
 		return -1;
-	for (v6 = 0; v6 < 2 && uid < 0; v6++) {
+	for (v6 = 0; v6 < 2 && uid == -1; v6++) {
 		tcp_pair(want, peer, &me, v6);
 		if ((f = open(file[v6], O_RDONLY | O_CLOEXEC)) < 0)
 			continue;
