@@ -5,9 +5,12 @@
  *     root or to us (the kernel's socket table, /proc/net/tcp, names the
  *     owner of the other end, since the client's socket is ours to see);
  *   - from anywhere, a client whose first line is the secret of key=FILE.
- * Nobody else gets a byte, and a refusal starts no dump. Connections
- * wait here, each with its own fd in the loop's poll, while a key is
- * typed or the rate limit holds them: nothing here blocks. */
+ * Nobody else gets a byte, and a refusal starts no dump. A client may
+ * shut its end of writing (nc -N, BusyBox nc: at their input's end);
+ * one that closed is told apart where the kernel shows it (pend_shut),
+ * and gets no dump. Connections wait here, each with its own fd in the
+ * loop's poll, while a key is typed or the rate limit holds them:
+ * nothing here blocks. */
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -28,7 +31,9 @@
 /* A connection that waits: for its key (want), or for its turn. */
 static struct pend {
 	int fd, want;
-	int keyed;	/* sent the key: its end of sending may be shut */
+	int lo;		/* let in by the socket table: it may be looked up again */
+	int shut;	/* its end of writing is shut, or may be (it sent the
+			 * key): polled for its hangup alone */
 	u64 since;
 	unsigned n;
 	char who[48];
@@ -48,9 +53,6 @@ static u64 tat;		/* the rate limit's clock (below) */
 #define TAKE_EVERY 100000
 static u64 rtat, lhold;
 static int lheld;
-/* Why a connection without a key that closed its end of writing gets
- * no dump: a closed one looks the same, and a dump to it is lost. */
-#define NO_N "it closed its end before its turn (a client without a key keeps it open: nc -d, not nc -N)"
 
 /* listen='s address into sa (room for a struct sockaddr_un) and its
  * length: "@NAME", or an IPv4 "a.b.c.d:port"; -1 if it is neither. */
@@ -198,7 +200,8 @@ static char *tcp_pair(char *p, const struct sockaddr_in *l, const struct sockadd
 
 /* The uid that owns the client's end of a loopback connection: the
  * entry whose local address is the peer's and remote is ours; -1 if
- * none (it closed already, or it is not ours to see). */
+ * none (it is not ours to see), -2 if no process holds that end (inode
+ * 0: it closed; the kernel shows such an end as root's). */
 static long peer_uid(int fd, const struct sockaddr_in *peer)
 {
 	static const char *const file[] = { "/proc/net/tcp", "/proc/net/tcp6" };
@@ -211,7 +214,7 @@ static long peer_uid(int fd, const struct sockaddr_in *peer)
 
 	if (getsockname(fd, (struct sockaddr *)&me, &ml))
 		return -1;
-	for (v6 = 0; v6 < 2 && uid < 0; v6++) {
+	for (v6 = 0; v6 < 2 && uid == -1; v6++) {
 		tcp_pair(want, peer, &me, v6);
 		if ((f = open(file[v6], O_RDONLY | O_CLOEXEC)) < 0)
 			continue;
@@ -220,11 +223,15 @@ static long peer_uid(int fd, const struct sockaddr_in *peer)
 		while (uid < 0 && (n = read(f, b + have, sizeof(b) - 1 - have)) > 0) {
 			b[have += n] = 0;
 			if ((p = xstrstr(b, want)) && (e = xstrchr(p, '\n'))) {
-				/* st tx:rx tr:when retrnsmt, then the uid */
+				/* st tx:rx tr:when retrnsmt, then the uid,
+				 * the timeout and the inode */
 				p += strlen(want);
-				for (i = 0; i < 4; i++)
+				for (i = 0; i < 6; i++) {
+					if (i == 4)
+						uid = xtou(p, 0, 10);
 					p += span(p, " ", 1), p += span(p, " ", 0);
-				uid = p < e ? (long)xtou(p, 0, 10) : -1;
+				}
+				uid = p >= e ? -1 : xtou(p, 0, 10) ? uid : -2;
 				break;
 			}
 			p = xstrrchr(b, '\n');
@@ -302,9 +309,13 @@ static void pull_new(struct pend *s)
 		fmt(s->who, sizeof(s->who), "%u.%u.%u.%u:%u", ip[0], ip[1], ip[2], ip[3], ntohs(a.in.sin_port));
 		uid = ip[0] == 127 ? peer_uid(fd, &a.in) : -1;
 	}
-	if (uid == 0 || uid == (long)me)
+	if (uid == 0 || uid == (long)me) {
+		s->lo = 1;
 		return;
-	if (keylen)
+	}
+	if (uid == -2)
+		pend_drop(s, 1, "it closed at once");
+	else if (keylen)
 		s->want = 1;
 	else
 		pend_drop(s, 0, uid < 0 ? "its socket's owner is not to be found" : "not root, not us");
@@ -329,24 +340,44 @@ static int key_line(const char *b, unsigned n, int eof)
 	return !d && k == keylen;
 }
 
-/* The key line, as it comes. A client that sent the key may shut its
- * end of writing (nc -N): it still gets its dump. */
+/* The key line, as it comes. It may end at the client's end of
+ * writing (nc -N, BusyBox nc), which then still gets its dump; an end
+ * before a whole key is a wrong key. */
 static void pull_keyline(struct pend *s)
 {
-	int k = read(s->fd, s->b + s->n, sizeof(s->b) - s->n);
+	int k = read(s->fd, s->b + s->n, sizeof(s->b) - s->n), eof = !k;
 
 	if (k < 0 && (errno == EAGAIN || errno == EINTR))
 		return;
-	if (k < 0 || (k == 0 && !s->n)) {
-		pend_drop(s, 1, "it sent no key");
+	if (k < 0) {
+		pend_drop(s, 1, "a reset");
 		return;
 	}
 	s->n += k;
-	k = key_line(s->b, s->n, !k);
+	k = key_line(s->b, s->n, eof);
 	if (!k)
-		pend_drop(s, 0, "wrong key");
+		pend_drop(s, 0, eof ? "wrong key (its end of writing came first)" : "wrong key");
 	else if (k > 0)
-		s->want = 0, s->keyed = 1;
+		s->want = 0, s->shut = 1;
+}
+
+/* Its end of writing came, or its hangup (a served-to-be connection).
+ * A client that shut its end still reads, and gets its dump; one that
+ * closed looks the same, and a dump to it is lost. Told apart where
+ * the kernel shows it: a unix socket's hangup, a loopback client's end
+ * in the socket table (no process holds a closed one). One let in by
+ * its key is taken at its word. */
+static void pend_shut(struct pend *s)
+{
+	struct pollfd q = { s->fd, 0, 0 };
+	struct sockaddr_in a;
+	socklen_t l = sizeof(a);
+
+	poll(&q, 1, 0);
+	if (q.revents || (s->lo && !s->shut &&
+	    (getpeername(s->fd, (struct sockaddr *)&a, &l) || peer_uid(s->fd, &a) < 0)))
+		pend_drop(s, 1, "it closed before its turn");
+	s->shut = 1;
 }
 
 /* The rate limit: a burst of PULL_BURST, then one each PULL_EVERY us
@@ -373,9 +404,9 @@ int pull_fds(struct pollfd *p)
 		room += pend[i].fd < 0 || pend[i].want;
 		p[1 + i].fd = pend[i].fd;
 		/* a served-to-be one: only its hangup or the end of what it
-		 * sends (a client that closed), not its bytes; one that sent
-		 * the key, its hangup alone (nc -N ends its sending) */
-		p[1 + i].events = pend[i].want ? POLLIN : pend[i].keyed ? 0 : POLLRDHUP;
+		 * sends (then pend_shut looks closer), not its bytes; one
+		 * that shut its end or sent the key, its hangup alone */
+		p[1 + i].events = pend[i].want ? POLLIN : pend[i].shut ? 0 : POLLRDHUP;
 	}
 	/* Full of connections that wait their turn: the rest wait in the
 	 * backlog. A slot that waits for a key gives way to a newcomer. */
@@ -414,8 +445,8 @@ int pull_step(const struct pollfd *p, char *who, size_t n, int *wait)
 			continue;
 		if (s->want)
 			pull_keyline(s);
-		else	/* hung up while it waited: no dump for nobody */
-			pend_drop(s, 1, s->keyed ? "a reset" : NO_N);
+		else
+			pend_shut(s);
 	}
 	if (p[0].revents && (i = pull_slot()) >= 0)
 		pull_new(pend + i);
@@ -426,12 +457,11 @@ int pull_step(const struct pollfd *p, char *who, size_t n, int *wait)
 
 		if (s->fd < 0)
 			continue;
-		/* closed while it waited, and the poll had not said so yet:
-		 * no dump for nobody (a client keeps its sending side open
-		 * until it has its dump, as nc does without -N) */
-		if (!s->want && !s->keyed && !recv(s->fd, &c, 1, MSG_PEEK | MSG_DONTWAIT)) {
-			pend_drop(s, 1, NO_N);
-			continue;
+		/* its end of writing came, and the poll had not said so yet */
+		if (!s->want && !s->shut && !recv(s->fd, &c, 1, MSG_PEEK | MSG_DONTWAIT)) {
+			pend_shut(s);
+			if (s->fd < 0)
+				continue;
 		}
 		if (s->want && now - s->since >= KEY_WAIT) {
 			pend_drop(s, 0, "no key within 5 s");

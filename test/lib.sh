@@ -69,6 +69,7 @@ need_tools() {
 	command -v kconfig-conf >/dev/null || pkgs="$pkgs kconfig-frontends"
 	command -v socat >/dev/null || pkgs="$pkgs socat"
 	command -v nc >/dev/null || pkgs="$pkgs netcat-openbsd"
+	command -v busybox >/dev/null || pkgs="$pkgs busybox-static"	# its nc half-closes (t_pull)
 	command -v picocom >/dev/null || pkgs="$pkgs picocom"
 	command -v python3 >/dev/null || pkgs="$pkgs python3"
 	command -v zstd >/dev/null || pkgs="$pkgs zstd"

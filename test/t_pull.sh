@@ -251,6 +251,58 @@ else
 fi
 [ -n "$NP" ] && kill $NP 2>/dev/null
 
+# --- clients that shut their end of writing when their input ends
+# (nc -N; BusyBox nc always does): each gets its dump, with and without
+# key=, the key ended by a newline or by that end of writing; those
+# beyond the burst wait their turn so shut. A key cut short by the end
+# of writing, or none before it, is a wrong key, said on stderr ---
+P10=$((PORT + 10))
+head -c 24 /dev/urandom | base64 >"$T/hkey"; chmod 600 "$T/hkey"; tr -d '\n' <"$T/hkey" >"$T/hkey.nonl"
+HC="nc_-N"
+busybox nc 2>&1 | grep -q "IPADDR PORT" && HC="$HC busybox_nc" ||
+	skip "BusyBox nc pulls" "no busybox with nc here (apt-get install busybox-static)"
+for mode in nokey key; do
+	k= hows=root; [ $mode = key ] && k=" key=$T/hkey" hows="nl nonl"
+	rm -f "$T/hc.data"*
+	if ! start_tracer "$T/hc" -o "$T/hc.data" "sched:sched_process_exec signal:signal_generate buf=256k listen=127.0.0.1:$P10$k"; then
+		fail "half-closing pulls ($mode): tracer records" "$(cat "$T/hc.err")"
+		continue
+	fi
+	n=0
+	for c in $HC; do
+		c=${c/_/ }
+		# as root without a key (let in by the socket table); as uid
+		# 65534 with the key, after a newline and with none
+		for how in $hows; do
+			n=$((n + 1)); x=${w}h$n
+			cp "$T/work" "$T/$x"; "$T/$x" spin 10 signal
+			case $how in
+			root) timeout 30 $c 127.0.0.1 $P10 </dev/null >"$T/hc.$n" ;;
+			nl) nobody timeout 30 $c 127.0.0.1 $P10 <"$T/hkey" >"$T/hc.$n" ;;
+			nonl) nobody timeout 30 $c 127.0.0.1 $P10 <"$T/hkey.nonl" >"$T/hc.$n" ;;
+			esac
+			perf script -i "$T/hc.$n" >"$T/hc.$n.s" 2>"$T/hc.$n.err"
+			case $how in
+			root) d="no key, as root" ;;
+			nl) d="key=, as uid 65534, the key and a newline" ;;
+			*) d="key=, as uid 65534, the key ended by its end of writing" ;;
+			esac
+			d="$c ($d): a half-closing client gets its dump, with the exec and signal of $x"
+			grep -q "filename=$T/$x " "$T/hc.$n.s" && grep -q "sig=10 .*comm=$x " "$T/hc.$n.s" && pass "$d" ||
+				fail "$d" "$(wc -c <"$T/hc.$n") bytes; $(head -c 200 "$T/hc.$n.err"); $(grep listen: "$T/hc.err" | tail -2)"
+		done
+	done
+	if [ $mode = key ]; then
+		head -c 10 "$T/hkey" | nobody timeout 30 nc -N 127.0.0.1 $P10 >"$T/hc.cut"
+		nobody timeout 30 nc -N 127.0.0.1 $P10 </dev/null >"$T/hc.none"
+		sleep 0.3
+		testing "key=: a key cut short by the end of writing, and none: nothing" "0 0" "$(wc -c <"$T/hc.cut") $(wc -c <"$T/hc.none")"
+		testing "key=: both said on stderr as a wrong key, naming the peer" 2 \
+			"$(grep -c 'listen: 127.0.0.1:[0-9]* may not pull a dump: wrong key (its end of writing came first)' "$T/hc.err")"
+	fi
+	stop_tracer >/dev/null
+done
+
 # --- a client reading 2 KB/s holds nothing back: a SIGSEGV's tripwire
 # dump comes within 1 s, while the pull is being served ---
 cat >"$T/slowc.py" <<'PY'
