@@ -234,8 +234,10 @@ kill $SR 2>/dev/null
 # a tripwire's dump stalled on a fifo gives way to a pull after 10 s
 PORT=$((20000 + ($$ + 7) % 20000))
 held "$T/s10.fifo"
-if start_tracer "$T/s10" -o "$T/s10.fifo" "sched:sched_process_exec syscalls:sys_enter_close/fd>=100000/ buf=256k trip=signal:signal_generate/sig==10/ listen=127.0.0.1:$PORT"; then
-	"$T/work" close 200000
+# (only this test's processes fill the rings and trip)
+cp "$T/work" "$T/${w}c"
+if start_tracer "$T/s10" -o "$T/s10.fifo" "sched:sched_process_exec syscalls:sys_enter_close/fd>=100000&&comm==\"${w}c\"/ buf=256k trip=signal:signal_generate/sig==10&&comm==\"${w}p\"/ listen=127.0.0.1:$PORT"; then
+	"$T/${w}c" close 200000
 	run_work "${w}p" spin 20 signal; wait $WPID
 	wait_line "$T/s10" "dump 1 (trip" >/dev/null || sleep 1
 	timeout 40 nc -d 127.0.0.1 $PORT >"$T/s10.pull" </dev/null
