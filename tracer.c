@@ -56,8 +56,8 @@ static void tidy(void)
 static int draining;
 static u64 deadline;	/* of the post-trigger dump */
 
-/* A dump, and the exit once it is the last that dumps= asks for: 0 if
- * that one was written, 1 if not. Returns dump()'s answer. The tripwire
+/* A dump, and the exit (0) once it is the last written that dumps=
+ * asks for. Returns dump()'s answer. The tripwire
  * rings are read first: their hits belong in this dump, in time order,
  * and count without dumping again (a pull is no such dump). */
 static int dump_now(const char *why, int pull)
@@ -78,10 +78,11 @@ static int dump_now(const char *why, int pull)
 	if (CFG_TRIPWIRE && ntrip && pull >= 0)
 		trip_read();
 
-	if (cfg_dumps && pull < 0 && ++made >= cfg_dumps) {
+	/* (one that failed is not made: recording goes on) */
+	if (cfg_dumps && pull < 0 && !r && ++made >= cfg_dumps) {
 		msg("made dumps=%d, exiting", (int)cfg_dumps);
 		tidy();
-		exit(!!r);
+		exit(0);
 	}
 	return r;
 }

@@ -97,6 +97,25 @@ if start_tracer "$T/t4" -o "$T/H" "sched:sched_switch $(own_segv $C) holdoff=10s
 	[ $rc = 0 ] && [ -s "$T/H.1" ] && grep -q "made dumps=2, exiting" "$T/t4.err" &&
 		pass "dumps=2: exits 0 after the second dump" || fail "dumps=2: exits 0 after the second dump" "rc=$rc $(cat "$T/t4.err")"
 fi
+# a dump that failed (its fifo's reader gone) is not made: recording goes
+# on, and the next one written is the second (old: exit 1 at the failure)
+rm -f "$T/df"*; mkfifo "$T/df.fifo"
+cat "$T/df.fifo" >"$T/df.1" & CA=$!; WORKS="$WORKS $CA"
+if start_tracer "$T/df" -o "$T/df.fifo" "sched:sched_switch cpu-clock dumps=2"; then
+	dump_wait "$T/df" 1 >/dev/null
+	kill $CA; wait $CA 2>/dev/null
+	dump_wait "$T/df" 2 >/dev/null
+	sleep 0.5
+	kill -0 $TPID 2>/dev/null && grep -q "dump 2 (signal): writing $T/df.fifo failed, recording goes on" "$T/df.err" &&
+		pass "dumps=2: a failed dump 2 is not made, recording goes on" ||
+		fail "dumps=2: a failed dump 2 is not made, recording goes on" "$(tail -2 "$T/df.err")"
+	cat "$T/df.fifo" >"$T/df.3" & CA=$!; WORKS="$WORKS $CA"
+	sleep 0.3; kill -USR2 $TPID; wait_rc $TPID 20; wait $CA 2>/dev/null
+	n=$(perf script -i "$T/df.3" 2>/dev/null | grep -c cpu-clock)
+	[ "$RC" = 0 ] && [ "$n" -gt 0 ] && grep -q "made dumps=2, exiting" "$T/df.err" &&
+		pass "dumps=2: the next one written is the second: exit 0 (perf decodes it: $n samples)" ||
+		fail "dumps=2: the next one written is the second, exit 0" "rc=$RC, $n; $(tail -2 "$T/df.err")"
+fi
 rm -f "$T/O1"*
 if start_tracer "$T/t5" -o "$T/O1" "$(own_segv $C) dumps=1"; then
 	crash
