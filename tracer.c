@@ -36,6 +36,7 @@
 #include "lean.h"
 #include "ftrace.h"
 #include "boot.h"
+#include "hotplug.h"
 #include "dump.h"
 #include "zstd.h"
 
@@ -295,7 +296,7 @@ static void stop_gather(int sfd)
 static int loop(int sfd)
 {
 	struct pollfd *p = xmalloc((P_TTY + 1 + (CFG_OLDKERNEL ? 3 : 2) * nmax) * sizeof(*p));
-	int i, nt, asked = 0, hfd = dump_hotplug_fd(), n = poll_fds(p, sfd, hfd, &nt), pwait = -1;
+	int i, nt, asked = 0, hfd = hotplug_fd(), n = poll_fds(p, sfd, hfd, &nt), pwait = -1;
 	char where[80] = "", ftw[CFG_OLDKERNEL ? 320 : 192] = "";
 	u64 req_rate = 0;
 

@@ -17,7 +17,6 @@ int dump(const char *why, int pull);	/* 0, or -1: not written */
 void dump_keep(const struct rec_hdr *h);
 int dump_toggle(int off);
 void dump_drain(void);
-int dump_hotplug_fd(void);
 int dump_hotplug(int fd);
 
 #endif

@@ -237,3 +237,12 @@ if cg_make $((48 << 20)); then
 else
 	skip "a memory cgroup too small for buf=" "no memory cgroup controller to make one with"
 fi
+
+# --- ftrace's own events reach no perf ring: engine=perf refuses
+# ftrace:print by name (it recorded nothing, and said nothing) ---
+rm -f "$T/fp.data"*
+out=$(timeout 10 "$TRACER" -o "$T/fp.data" 'ftrace:print engine=perf' 2>&1); rc=$?
+case "$rc:$out" in
+2:*"'ftrace:print' at 1: ftrace writes it to its own buffer only, never to perf rings"*) pass "ftrace:print engine=perf: refused, named, exit 2" ;;
+*) fail "ftrace:print engine=perf: refused, named, exit 2" "rc=$rc: $out" ;;
+esac
