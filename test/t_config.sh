@@ -246,3 +246,14 @@ case "$rc:$out" in
 2:*"'ftrace:print' at 1: ftrace writes it to its own buffer only, never to perf rings"*) pass "ftrace:print engine=perf: refused, named, exit 2" ;;
 *) fail "ftrace:print engine=perf: refused, named, exit 2" "rc=$rc: $out" ;;
 esac
+
+# --- hundreds of tracepoints on perf rings: the kernel's exit takes a
+# grace period for each; tracer says so after its final dump (it sat
+# silent for a minute) ---
+if start_tracer "$T/many" -o "$T/many.data" 'syscalls:sys_enter_* engine=perf'; then
+	kill -INT $TPID; wait_rc $TPID 120
+	n=$(grep -o "recording [0-9]* events" "$T/many.err" | grep -o "[0-9]*")
+	[ "$RC" = 0 ] && grep -A1 "dump 1 (exit)" "$T/many.err" | grep -q "exiting: the kernel closes $n tracepoints' perf events, a grace period each" &&
+		pass "syscalls:sys_enter_* engine=perf: the slow exit is said ($n events), exit 0" ||
+		fail "syscalls:sys_enter_* engine=perf: the slow exit is said, exit 0" "rc=$RC; $(tail -2 "$T/many.err")"
+fi
