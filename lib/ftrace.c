@@ -368,10 +368,11 @@ int ft_init(const u64 *mask)
 		n += !evs[i].trip && evs[i].attr.type == TYPE_TRACEPOINT;
 	if (!n)
 		return 0;
-	/* what only perf gives: callchains, a tracepoint's IP (full),
-	 * one event with two filters */
-	if (cfg_stack || !cfg_lean || cfg_engine || tp_tab() < 0) {
-		k = cfg_stack ? "stack" : !cfg_lean ? "full" : cfg_engine ? "engine=perf" : "a tracepoint twice";
+	/* what only perf gives: callchains, a tracepoint's IP (full), one
+	 * event with two filters, the pids of our namespace (as /proc's) */
+	if (cfg_stack || !cfg_lean || cfg_engine || tp_tab() < 0 || pid_ns()) {
+		k = cfg_stack ? "stack" : !cfg_lean ? "full" : cfg_engine ? "engine=perf" : tp_tab() < 0 ?
+		    "a tracepoint twice" : "a pid namespace (ftrace's pids are the host's)";
 		if (PERSIST)
 			die(2, "config: persist= takes the ftrace engine; %s needs perf rings", k);
 		msg("%s: tracepoints on perf rings", k);
@@ -447,8 +448,7 @@ int ft_open(int ri, int cpu)
 	fmt(p, sizeof(p), "per_cpu/cpu%d/%s_raw", cpu, how == SNAP ? "snapshot" : "trace_pipe");
 	if ((f->fd = open(ft_path(p), O_RDONLY | O_NONBLOCK | O_CLOEXEC)) < 0)
 		return -1;
-	/* the meta page: its size, the page size, the pages; bounded all
-	 * the same */
+	/* the meta page: its size, the page size, the pages; bounded */
 	if (how <= MAPPED && force <= MAPPED && !FT_ALIAS && (m = mmap(0, 4096, PROT_READ, MAP_SHARED, f->fd, 0)) != MAP_FAILED) {
 		mps = m[0], ft_sbs = m[2], n = m[3];
 		UNMAP(m, 4096);

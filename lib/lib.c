@@ -493,6 +493,18 @@ unsigned fd_stat(int fd)
 	return m;
 }
 
+/* We run in a pid namespace other than the first: the kernel numbers
+ * that one PROC_PID_INIT_INO. (NSpid can't tell: it starts at the
+ * namespace /proc was mounted in.) 0 before Linux 3.8. */
+int pid_ns(void)
+{
+	char b[32];
+	long n = readlink("/proc/self/ns/pid", b, sizeof(b) - 1);
+
+	b[n > 0 ? n : 0] = 0;
+	return n > 0 && strcmp(b, "pid:[4026531836]");
+}
+
 /* A terminal (libc's isatty asks the same, and costs 70 bytes more). */
 int is_tty(int fd)
 {

@@ -57,6 +57,7 @@ u64 clock_ns(int clk);	/* CLOCK_REALTIME, CLOCK_BOOTTIME, ... */
 u64 now_us(void);
 unsigned fd_stat(int fd);	/* type and permissions; 0: no statx */
 int is_tty(int fd);		/* isatty */
+int pid_ns(void);		/* we run in a pid namespace */
 unsigned fd_mode(int fd);	/* S_IFREG, S_IFCHR, ...; 0: not open */
 unsigned path_mode(const char *path);	/* or 0 */
 

@@ -197,3 +197,24 @@ if start_tracer "$T/ex" -o "$T/ex.data" 'sched:sched_process_exec sched:sched_sw
 		END { print n + 0, "execs,", ok + 0, "named so,", u + 0, "records :PID" }')
 	testing "a process that execs 8 times: every exec under its own name" "8 execs, 8 named so, 0 records :PID" "$s"
 fi
+
+# --- inside a pid namespace: ftrace's pids are the host's, /proc's and
+# perf's the namespace's; tracepoints go to perf rings, said, and every
+# task is named (with ftrace's pids, every task was unnamed) ---
+if command -v unshare >/dev/null && unshare -pf --mount-proc true 2>/dev/null; then
+	cp "$T/work" "$T/nswk"
+	cat >"$T/ns.sh" <<EOS
+"$TRACER" -o "$T/ns.data" 'sched:sched_switch sched:sched_process_exec' 2>"$T/ns.err" & p=\$!
+for i in \$(seq 100); do grep -q recording "$T/ns.err" && break; sleep 0.1; done
+"$T/nswk" spin 30 sleep 20 spin 30; kill -INT \$p; wait \$p
+EOS
+	rm -f "$T/ns.data"*
+	unshare -pf --mount-proc bash "$T/ns.sh"
+	n=$(perf script -i "$T/ns.data" 2>/dev/null | grep -c "^ *nswk ")
+	grep -q "a pid namespace (ftrace's pids are the host's): tracepoints on perf rings" "$T/ns.err" &&
+		grep -q "dump 1 (exit): .*, 0 tasks unnamed" "$T/ns.err" && [ "$n" -gt 0 ] &&
+		pass "in a pid namespace: tracepoints on perf rings (said), 0 tasks unnamed, $n samples of nswk named" ||
+		fail "in a pid namespace: every task named" "$n named; $(cut -c1-200 "$T/ns.err")"
+else
+	skip "in a pid namespace" "unshare -pf --mount-proc does not run here"
+fi
