@@ -576,7 +576,7 @@ static void fold(struct rec_hdr *h)
 }
 
 static int ntr;
-static unsigned long trsize;	/* a tracking ring's bytes: TRACK_RING, or a page */
+static unsigned long trsize;	/* a tracking ring's bytes: TRACK_RING, buf=/64, or a page */
 static unsigned char *batch;
 static size_t nbatch;
 static struct bix {
@@ -620,7 +620,9 @@ void track_init(int n, const u64 *want)
 	nm_max = cfg_procs * NAMES;
 	nm = xmalloc(nm_max * sizeof(*nm));
 	tr = xmalloc(n * sizeof(*tr));
-	trsize = ring_size(TRACK_RING);
+	/* a 64th of buf= at least: a long set-up (buf=1g: 10 s) reads
+	 * none, and the tasks started meanwhile must fit */
+	trsize = ring_size(cfg_buf / 64 > TRACK_RING ? cfg_buf / 64 : TRACK_RING);
 	batch = xmalloc(n * trsize);
 	bix = xmalloc(n * trsize / 40 * sizeof(*bix));
 	ntr = n;

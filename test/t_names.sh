@@ -218,3 +218,19 @@ EOS
 else
 	skip "in a pid namespace" "unshare -pf --mount-proc does not run here"
 fi
+
+# --- tasks started during a long set-up (buf=256m: seconds, the
+# tracking rings not read meanwhile) and gone before the dump: each
+# exec under its own name (a 64 KiB tracking ring overflowed: none) ---
+cp "$T/work" "$T/sutask"
+rm -f "$T/su.data"*
+"$TRACER" -o "$T/su.data" 'sched:sched_process_exec buf=256m' 2>"$T/su.err" & TPID=$!; TRACERS="$TRACERS $TPID"
+spawn() { local i; for i in $(seq 3000); do [ -e "$T/su.stop" ] && break; "$T/sutask" exit; done; }
+rm -f "$T/su.stop"; spawn & S1=$!; spawn & S2=$!
+for i in $(seq 600); do grep -q recording "$T/su.err" && break; kill -0 $TPID 2>/dev/null || break; sleep 0.1; done
+touch "$T/su.stop"; wait $S1 $S2
+kill -INT $TPID; wait_rc $TPID 60
+s=$(perf script -i "$T/su.data" 2>/dev/null | awk -v f="filename=$T/sutask" 'index($0, f " ") { e++; ok += $1 == "sutask" } END { print e + 0, ok + 0 }')
+[ "$RC" = 0 ] && [ "${s% *}" -ge 20 ] && [ "${s#* }" = "${s% *}" ] &&
+	pass "buf=256m: tasks started during the set-up: of their ${s% *} execs in the dump, ${s#* } under their name" ||
+	fail "buf=256m: tasks started during the set-up are named" "rc=$RC, execs/named: $s; $(tail -1 "$T/su.err" | cut -c1-200)"
