@@ -606,7 +606,8 @@ static int signals_block(void)
 	sfd = sig_fd();
 	sig_add(SIGPIPE);
 	sig_add(SIGXFSZ);
-	sig_add(SIGTTOU);	/* a terminal's background job writes on */
+	if (CFG_SERIAL || CFG_FRAME)	/* (only they write a tty) */
+		sig_add(SIGTTOU);	/* a terminal's background job writes on */
 	syscall(SYS_rt_sigprocmask, SIG_BLOCK, sigs, 0, sizeof(sigs));
 	if (sfd < 0)
 		die(1, "signalfd:");

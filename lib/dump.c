@@ -499,7 +499,8 @@ static size_t merge_out(struct run *rn, int k)
 				w = out_room(h->size + 32);
 				out_commit(lean_expand(h, r->ring, rings[r->ring].cpu, (void *)w));
 			}
-			out_in += CFG_FTRACE && r->ft ? (w ? w->size : 0) : h->size;	/* (ft_est: its output) */
+			if (CFG_LEAN)	/* (FTRACE needs LEAN; ft_est is its output) */
+				out_in += CFG_FTRACE && r->ft ? (w ? w->size : 0) : h->size;
 			if (CFG_TRACK && w)
 				track_sample(w);	/* the dump line's unnamed tasks */
 			nrec++;

@@ -126,8 +126,8 @@ void sink_write(const char *p, size_t n)
 			quit = "";
 		}
 		if (quit) {
-			msg("%s%s: exiting before the final dump is written (%L of ~%L bytes)%s", sig_name(fsig[0]),
-			    quit, owritten, ohint, opath ? "; its file is removed" : "");
+			msg("%s%s: exiting before the final dump is written (%L bytes were)%s", sig_name(fsig[0]),
+			    quit, owritten, opath ? "; its file is removed" : "");
 			if (opath)
 				unlink(opath);
 			die_hook();	/* the tty, and what is above us */
@@ -149,9 +149,11 @@ void sink_write(const char *p, size_t n)
 			 * and what is left of the hint at the ratio so far
 			 * (records expanded), in bytes written per byte put
 			 * (zstd, frame=text; what waits in obuf is not out). */
-			u64 all = (out_raw_pos + (ohint > out_in ? ohint - out_in : 0) * out_raw_pos / (out_in + 1)) *
-				owritten / (out_raw_pos - olen + 1) + 1;
+			u64 in = CFG_LEAN ? out_in : out_raw_pos,	/* (only LEAN and FTRACE expand) */
+				all = out_raw_pos + (ohint > in ? ohint - in : 0) * out_raw_pos / (in + 1);
 
+			if (CFG_ZSTD || CFG_FRAME)
+				all = all * owritten / (out_raw_pos - olen + 1);
 			all = all > owritten ? all : owritten + 1;
 			if (ow0)
 				msg("dump %d: %L of ~%L bytes written, %L s to go", odump, owritten, all,
