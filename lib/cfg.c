@@ -89,15 +89,15 @@ static size_t tok_len(const char *s)
 	return n;
 }
 
-/* The token at tok as the user typed it, and where: "'buf=1q' at 5". */
+/* The token as typed (200 bytes: the reason must fit), and where: "'buf=1q' at 5". */
 static char *cfg_tok(const char *tok)
 {
 	int pos = tok - cfg_text;
 	size_t n = tok_len(cfg_orig + pos);
-	char *t = xmalloc(n + 24), *p;
+	char *t = xmalloc(224), *p;
 
 	t[0] = '\'';
-	memcpy(t + 1, cfg_orig + pos, n);
+	memcpy(t + 1, cfg_orig + pos, n = n > 200 ? 200 : n);
 	for (p = t + 1; p < t + n + 1; p++)	/* no control bytes to the terminal */
 		if ((unsigned char)*p < 32 || *p == 127)
 			*p = '?';

@@ -257,3 +257,12 @@ if start_tracer "$T/many" -o "$T/many.data" 'syscalls:sys_enter_* engine=perf'; 
 		pass "syscalls:sys_enter_* engine=perf: the slow exit is said ($n events), exit 0" ||
 		fail "syscalls:sys_enter_* engine=perf: the slow exit is said, exit 0" "rc=$RC; $(tail -2 "$T/many.err")"
 fi
+
+# --- a long token: the message keeps its reason (messages are 512
+# bytes: a 700-byte token took the reason out) ---
+long=$(head -c 700 /dev/zero | tr '\0' x)
+out=$("$TRACER" "cpu-clock buf=$long" 2>&1 >/dev/null); rc=$?
+case "$rc:$out" in
+2:*"' at 11: bad size: use a number with k or m, up to 1g") pass "a 704-byte token: named (cut), its position and the reason said, exit 2" ;;
+*) fail "a 704-byte token: its position and the reason said, exit 2" "rc=$rc: ${out: -120}" ;;
+esac
