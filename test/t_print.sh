@@ -273,3 +273,14 @@ PY
 	1:*"is corrupt (frame line 5: its number is garbled)"*) pass "-x: a garbled frame line number: exit 1, '$(echo "$err" | head -1)'" ;;
 	*) fail "-x: a garbled frame line number: exit 1, said" "rc=$rc $err" ;; esac
 fi
+
+# --- framed data that is not perf.data: -p says so and exits 1, and
+# never spins (random bytes, zeros, a "PERFILE2" magic then noise) ---
+head -c 100000 /dev/zero >"$T/fz.zero"
+{ printf PERFILE2; head -c 5000 /dev/urandom; } >"$T/fz.magic"
+for f in "" "$T/fz.zero" "$T/fz.magic"; do
+	python3 test/mkframe.py $f >"$T/fz.txt"
+	out=$(timeout 10 "$TRACER" -p "$T/fz.txt" 2>&1 >/dev/null); rc=$?
+	case "$rc:$out" in 1:*"not a perf.data stream"*) pass "-p on framed non-perf data (${f:-random}): says so, exit 1" ;;
+	*) fail "-p on framed non-perf data (${f:-random}): says so, exit 1" "rc=$rc ${out:0:200}" ;; esac
+done
