@@ -407,7 +407,8 @@ static int loop(int sfd)
 static _Noreturn void usage(int code)
 {
 	static const char head[] =
-"usage: tracer [-o FILE|DEVICE|FIFO] [-f CONFIG_FILE | 'CONFIG']   record\n"
+"usage: tracer [-o FILE|DEVICE|FIFO] [-f CONFIG_FILE | 'CONFIG']   record\n";
+	static const char xp[] =	/* (FRAME, PRINT) */
 "       tracer -x [-n N] [-o FILE] < CAPTURE | -p [FILE]   extract | print\n";
 	/* -c (CONVERT) on the line of -l and -h: -h stays 24 lines */
 	const char *lh = CFG_CONVERT ?
@@ -438,6 +439,8 @@ static _Noreturn void usage(int code)
 "           every dump also into S3-compatible storage (SigV4)\n";
 
 	write(code ? 2 : 1, head, sizeof(head) - 1);
+	if (CFG_FRAME || CFG_PRINT)
+		write(code ? 2 : 1, xp, sizeof(xp) - 1);
 	write(code ? 2 : 1, lh, strlen(lh));
 	if (CFG_LONG_HELP)
 		write(code ? 2 : 1, full, sizeof(full) - 1);

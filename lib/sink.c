@@ -85,13 +85,14 @@ static int sink_wait(void)
 
 void sink_write(const char *p, size_t n)
 {
-	while (n && !oerr) {
+	/* idle: while a reader takes nothing, not what we did before */
+	for (olast = now_us(); n && !oerr; ) {
 		struct pollfd pf[2] = { { ofd, POLLOUT, 0 }, { osfd, POLLIN, 0 } };
 		const char *quit = 0;
 		ssize_t w;
 		u64 t = now_us(), end = ostop ? olast + STOP_IDLE : (CFG_LISTEN || CFG_PUSH) && ostall ? olast + STALL : (u64)-1;
 
-		if (ostop && end > ostop + STOP_MAX)
+		if (ostop && end > ostop + STOP_MAX && ochunk <= 4096)	/* (a file has no reader) */
 			end = ostop + STOP_MAX;
 		if (CFG_LISTEN && oyield) {
 			if (sink_wait())
