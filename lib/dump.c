@@ -107,16 +107,6 @@ static int open_cpu(int ri, int cpu, int again)
 			a.wakeup_events = cfg_buf / 4 * 3;
 			to = frings + ri;
 		}
-		/* ftrace's own events (ftrace:print, but function) perf
-		 * takes and never records: an error, or a glob's go */
-		if (CFG_TRACEPOINTS && fatal && !ri && a.type == TYPE_TRACEPOINT && starts(e->name, "ftrace:") &&
-		    strcmp(e->name, "ftrace:function")) {
-			if (!e->glob)
-				die(2, "%s: ftrace writes it to its own buffer only, never to perf rings", e->tok);
-			msg("%s: left out, ftrace writes it to its own buffer only", e->name);
-			ev_drop(i--);
-			continue;
-		}
 		fd = ring_event_open(&a, cpu, -1);
 		/* (at start: no backward ring was mapped to drain into) */
 		if (CFG_OLDKERNEL && fd < 0 && fatal && !ri && !r->base && !frings && backless(e, cpu, errno)) {
@@ -221,6 +211,25 @@ static void fds_check(int ncpu)
 		    nev, ncpu, need, (u64)rl.rlim_cur);
 }
 
+/* ftrace's own events (ftrace:print; not function), which perf takes
+ * and never records, on perf rings: an error, or a glob's left out. */
+static void ftrace_own(void)
+{
+	int i;
+
+	for (i = 0; CFG_TRACEPOINTS && i < nev; i++) {
+		struct event *e = evs + i;
+
+		if (e->ft || e->attr.type != TYPE_TRACEPOINT || !starts(e->name, "ftrace:") ||
+		    !strcmp(e->name, "ftrace:function"))
+			continue;
+		if (!e->glob)
+			die(2, "%s: ftrace writes it to its own buffer only, never to perf rings", e->tok);
+		msg("%s: left out, ftrace writes it to its own buffer only", e->name);
+		ev_drop(i--);
+	}
+}
+
 static void open_all(void)
 {
 	u64 want[16], online[16], possible[16];
@@ -249,6 +258,7 @@ static void open_all(void)
 		track_init(nmax, want);
 	if (CFG_FTRACE)
 		ft_init(possible);
+	ftrace_own();
 	if (CFG_TRACEPOINTS && CFG_LEAN && cfg_lean && !(CFG_FTRACE && ft_n))
 		noid_init();
 	fds_check(nmax);
