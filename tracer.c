@@ -476,8 +476,8 @@ static void host_out(const char *path)
 {
 	unsigned m = path_mode(path);
 
-	if (m && m != S_IFREG)
-		die(2, "-o %s: not a file: -c and -x write files (FILE, or FILE.1, ... beside it)", path);
+	if ((m && m != S_IFREG) || starts(path, "/dev/"))
+		die(2, "-o %s: not a file (or in /dev): -c and -x write files (FILE, or FILE.1, ... beside it)", path);
 }
 
 /* What the command line asks for. */

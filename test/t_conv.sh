@@ -209,6 +209,11 @@ sys.stdout.buffer.write(b[:o])' "$1"
 	"$TRACER" -c -o /dev/null "$T/cvstream.out" 2>"$T/cvb.err"; rc=$?
 	[ $rc = 2 ] && grep -q -- "-o /dev/null: not a file" "$T/cvb.err" && [ ! -e /dev/null.1 ] &&
 		pass "convert -o /dev/null: exit 2, nothing written in /dev" || fail "convert -o /dev/null: exit 2, nothing in /dev" "rc=$rc $(cat "$T/cvb.err"; ls /dev/null.* 2>&1)"
+	"$TRACER" -c -o "/dev/tracer-t$$.data" "$T/cvstream.out" 2>"$T/cvb.err"; rc=$?
+	[ $rc = 2 ] && grep -q -- "-o /dev/tracer-t$$.data: not a file (or in /dev)" "$T/cvb.err" && [ ! -e "/dev/tracer-t$$.data" ] &&
+		pass "convert -o /dev/NEWFILE: exit 2, no file made in /dev" ||
+		fail "convert -o /dev/NEWFILE: exit 2, no file made in /dev" "rc=$rc $(cat "$T/cvb.err"; ls /dev/tracer-t* 2>&1)"
+	rm -f "/dev/tracer-t$$.data"*
 	# options after the input, and an option -c does not take: said as they are
 	"$TRACER" -c "$T/cvstream.out" -o "$T/cvo.data" 2>"$T/cvb.err"; rc=$?
 	[ $rc = 2 ] && grep -q -- "-c: '-o' after the input: options go first" "$T/cvb.err" && [ ! -e "$T/cvo.data" ] &&
