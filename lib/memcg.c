@@ -65,8 +65,8 @@ static int where(char *dir, char *path)
 
 		if (!e || strlen(e) > 2000)
 			continue;
-		*e = ',';	/* ":cpu,memory," */
-		if (v == 2 ? starts(l, "0::") != 0 : (*c = ',', xstrstr(c, ",memory,") != 0)) {
+		/* v2: "0::", checked first; v1: ",cpu,memory," */
+		if (v == 2 ? starts(l, "0::") != 0 : (*c = *e = ',', xstrstr(c, ",memory,") != 0)) {
 			fmt(path, 2048, "%s", e + 1);
 			return v;
 		}
