@@ -585,7 +585,7 @@ static void key_out(char *tok, char *eq)
 		cfg_key = eq + 1;
 	} else if (CFG_FTRACE && !strcmp(tok, "engine")) {
 		*eq = '=';
-		if (!(cfg_engine = !strcmp(eq + 1, "perf")) && strcmp(eq + 1, "ftrace"))
+		if (!(cfg_engine = strcmp(eq + 1, "ftrace") ? !strcmp(eq + 1, "perf") : 2))	/* 1 perf, 2 ftrace */
 			bad(tok, "engine=ftrace or engine=perf");
 	} else if (!strcmp(tok, "persist")) {
 		*eq = '=';

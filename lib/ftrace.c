@@ -362,17 +362,17 @@ int ft_init(const u64 *mask)
 	int i, n = 0;
 	long r;
 
-	if (!CFG_FTRACE || !CFG_LEAN || (cfg_engine && !PERSIST) || !tracefs)
+	if (!CFG_FTRACE || !CFG_LEAN || (cfg_engine == 1 && !PERSIST) || !tracefs)
 		return 0;
 	for (i = 0; i < nev; i++)
 		n += !evs[i].trip && evs[i].attr.type == TYPE_TRACEPOINT;
 	if (!n)
 		return 0;
 	/* what only perf gives: callchains, a tracepoint's IP (full), one
-	 * event with two filters, the pids of our namespace (as /proc's) */
-	if (cfg_stack || !cfg_lean || cfg_engine || tp_tab() < 0 || pid_ns()) {
-		k = cfg_stack ? "stack" : !cfg_lean ? "full" : cfg_engine ? "engine=perf" : tp_tab() < 0 ?
-		    "a tracepoint twice" : "a pid namespace (ftrace's pids are the host's)";
+	 * event with two filters, our namespace's pids (but engine=ftrace) */
+	if (cfg_stack || !cfg_lean || cfg_engine == 1 || tp_tab() < 0 || (pid_ns() && cfg_engine != 2)) {
+		k = cfg_stack ? "stack" : !cfg_lean ? "full" : cfg_engine == 1 ? "engine=perf" : tp_tab() < 0 ?
+		    "a tracepoint twice" : "a pid namespace (ftrace's pids are the host's; engine=ftrace keeps them there)";
 		if (PERSIST)
 			die(2, "config: persist= takes the ftrace engine; %s needs perf rings", k);
 		msg("%s: tracepoints on perf rings", k);

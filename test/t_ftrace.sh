@@ -171,11 +171,11 @@ PY
 	if unshare -fp --mount-proc true 2>/dev/null; then
 		TRACER=$TRACER W=$T unshare -fp --mount-proc bash -c '
 			up() { for i in $(seq 100); do grep -q recording $1 && return 0; sleep 0.1; done; return 1; }
-			"$TRACER" -o $W/ftu1.out sched:sched_switch 2>$W/ftu1.err & k=$!
+			"$TRACER" -o $W/ftu1.out "sched:sched_switch engine=ftrace" 2>$W/ftu1.err & k=$!
 			up $W/ftu1.err; kill -9 $k; wait $k 2>/dev/null
 			echo $((k - 1)) >/proc/sys/kernel/ns_last_pid
 			sleep 100 & s=$!
-			"$TRACER" -o $W/ftu2.out sched:sched_switch 2>$W/ftu2.err & b=$!
+			"$TRACER" -o $W/ftu2.out "sched:sched_switch engine=ftrace" 2>$W/ftu2.err & b=$!
 			up $W/ftu2.err; kill -INT $b; wait $b
 			kill $s; echo "$k $s"' >"$T/ftu.pids" 2>/dev/null
 		set -- $(cat "$T/ftu.pids"); ki=$(iname "$T/ftu1.err")
@@ -189,9 +189,11 @@ PY
 		fi
 
 		# Two tracers of pid 1 in two pid namespaces: both in an
-		# instance of their own, neither's taken for stale.
+		# instance of their own, neither's taken for stale. (engine=
+		# ftrace: in a pid namespace tracepoints go to perf rings by
+		# default, t_names; ftrace's pids are the host's.)
 		for x in 1 2; do
-			unshare -fp --mount-proc "$TRACER" -o "$T/ftn$x.out" "sched:sched_switch signal:signal_generate buf=2m" 2>"$T/ftn$x.err" &
+			unshare -fp --mount-proc "$TRACER" -o "$T/ftn$x.out" "sched:sched_switch signal:signal_generate buf=2m engine=ftrace" 2>"$T/ftn$x.err" &
 			eval N$x=$!
 			wait_line "$T/ftn$x" recording >/dev/null
 		done

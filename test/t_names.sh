@@ -211,7 +211,7 @@ EOS
 	rm -f "$T/ns.data"*
 	unshare -pf --mount-proc bash "$T/ns.sh"
 	n=$(perf script -i "$T/ns.data" 2>/dev/null | grep -c "^ *nswk ")
-	grep -q "a pid namespace (ftrace's pids are the host's): tracepoints on perf rings" "$T/ns.err" &&
+	grep -q "a pid namespace (ftrace's pids are the host's; engine=ftrace keeps them there): tracepoints on perf rings" "$T/ns.err" &&
 		grep -q "dump 1 (exit): .*, 0 tasks unnamed" "$T/ns.err" && [ "$n" -gt 0 ] &&
 		pass "in a pid namespace: tracepoints on perf rings (said), 0 tasks unnamed, $n samples of nswk named" ||
 		fail "in a pid namespace: every task named" "$n named; $(cut -c1-200 "$T/ns.err")"
