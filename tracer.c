@@ -572,12 +572,6 @@ static int options(int argc, char **argv, struct opts *o)
 	return i;
 }
 
-/* Signals arrive in one place, the signalfd, read in the loop;
- * from now on, before anything can take long or block. Every
- * signal that would end us takes the final dump. SIGPIPE and
- * SIGXFSZ are blocked, not ignored: writes fail with EPIPE or
- * EFBIG all the same, and sigaction is 1 KiB of libc. SIGTTOU too: a
- * background job's writes to its terminal go on, never stopped. */
 /* The kernel's sigset, as musl lays out sigset_t: bit sig - 1 of
  * _NSIG / 8 bytes, in longs. (The raw calls are 200 bytes less than
  * sigaddset, sigprocmask and signalfd.) */
@@ -593,6 +587,12 @@ static int sig_fd(void)
 	return syscall(SYS_signalfd4, -1, sigs, sizeof(sigs), SFD_CLOEXEC);
 }
 
+/* Signals arrive in one place, the signalfd, read in the loop;
+ * from now on, before anything can take long or block. Every
+ * signal that would end us takes the final dump. SIGPIPE and
+ * SIGXFSZ are blocked, not ignored: writes fail with EPIPE or
+ * EFBIG all the same, and sigaction is 1 KiB of libc. SIGTTOU too: a
+ * background job's writes to its terminal go on, never stopped. */
 static int signals_block(void)
 {
 	int i, sfd;
