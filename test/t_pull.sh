@@ -83,6 +83,14 @@ if start_tracer "$T/un" -o "$T/un.data" "sched:sched_process_exec listen=@tracer
 	python3 "$T/unix.py" tracer$$ "$T/un.pull"
 	perf script -i "$T/un.pull" 2>/dev/null | grep -q "filename=$T/${w}un " &&
 		pass "listen=@NAME: root pulls a dump perf decodes" || fail "listen=@NAME: root pulls a dump perf decodes" "$(tail -2 "$T/un.err")"
+	# a client that shuts its end of writing at once (socat at its
+	# stdin's end) still gets its dump
+	if command -v socat >/dev/null; then
+		socat -t 30 STDIO ABSTRACT-CONNECT:tracer$$ </dev/null >"$T/un.half" 2>/dev/null
+		perf script -i "$T/un.half" 2>/dev/null | grep -q "filename=$T/${w}un " &&
+			pass "listen=@NAME: a half-closed client (socat) gets a dump perf decodes" ||
+			fail "listen=@NAME: a half-closed client (socat) gets a dump perf decodes" "$(wc -c <"$T/un.half") bytes; $(tail -2 "$T/un.err")"
+	fi
 	setpriv --reuid=65534 --regid=65534 --clear-groups /usr/bin/python3 - tracer$$ /dev/stdout <"$T/unix.py" >"$T/un.nobody" 2>/dev/null
 	testing "listen=@NAME: another user gets nothing" 0 "$(wc -c <"$T/un.nobody" 2>/dev/null || echo 0)"
 	grep -q "uid 65534 may not pull" "$T/un.err" && pass "listen=@NAME: the refusal is said" ||
