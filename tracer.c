@@ -288,7 +288,6 @@ static void pull_serve(int c, const char *who, const struct pollfd *p, int nt)
  * included. What comes within STOP_GATHER of the first is that same
  * stop, not a second one that would cut the final dump short. (The
  * rings record meanwhile: the dump holds up to then.) */
-#define STOP_GATHER 200000
 static void stop_gather(int sfd)
 {
 	u64 end = now_us() + STOP_GATHER, now;

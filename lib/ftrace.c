@@ -370,9 +370,9 @@ int ft_init(const u64 *mask)
 		return 0;
 	/* what only perf gives: callchains, a tracepoint's IP (full), one
 	 * event with two filters, our namespace's pids (but engine=ftrace) */
-	if (cfg_stack || !cfg_lean || cfg_engine == 1 || tp_tab() < 0 || (pid_ns() && cfg_engine != 2)) {
-		k = cfg_stack ? "stack" : !cfg_lean ? "full" : cfg_engine == 1 ? "engine=perf" : tp_tab() < 0 ?
-		    "a tracepoint twice" : "a pid namespace (ftrace's pids are the host's; engine=ftrace keeps them there)";
+	k = cfg_stack ? "stack" : !cfg_lean ? "full" : cfg_engine == 1 ? "engine=perf" : tp_tab() < 0 ? "a tracepoint twice" :
+	    pid_ns() && cfg_engine != 2 ? "a pid namespace (ftrace's pids are the host's; engine=ftrace keeps them there)" : 0;
+	if (k) {
 		if (PERSIST)
 			die(2, "config: persist= takes the ftrace engine; %s needs perf rings", k);
 		msg("%s: tracepoints on perf rings", k);

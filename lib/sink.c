@@ -80,7 +80,6 @@ static int sink_wait(void)
  * STALL before that dump is given up. */
 #define STOP_IDLE 5000000
 #define STOP_MAX 20000000
-#define STOP_GATHER 200000
 #define STALL 10000000
 
 void sink_write(const char *p, size_t n)
@@ -231,7 +230,7 @@ void out_begin(int fd, u64 hint, int dump, int how, const char *path)
 	 * without blocking; files and /dev/null take it all at once. */
 	ochunk = lseek(fd, 0, SEEK_CUR) < 0 ? 4096 : sizeof(obuf);
 	out_pos = out_raw_pos = owritten = 0;
-	otick = olast = now_us();
+	otick = now_us();
 	ow0 = out_in = 0;
 	ohint = hint;
 	odump = dump;

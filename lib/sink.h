@@ -21,6 +21,9 @@ void sink_restore(void);	/* a tty's settings as we found them */
  * pid) exits. */
 void sink_signals(int sfd);
 void sink_final(int sig, u32 pid);
+/* What comes within this of the first ending signal (us) is the same
+ * stop, not a second one (tracer.c's stop_gather, and during a dump). */
+#define STOP_GATHER 200000
 extern int out_final;		/* the final dump is on */
 /* What a pulled dump (OUT_YIELD) gives way to: p[1..n) readable, or
  * the time until (us; 0: none). p[0] is the sink's own. */
