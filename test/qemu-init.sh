@@ -19,6 +19,8 @@
 #      reads), then SIGINT; the kernel's count of what cpu 0's ring
 #      holds just before; the dump to the host through nc (as c)
 #   s  push=: a crash's dump and the final one into the host's S3 server
+#   k  (a boot of its own, "tracer_k") a shell on the console, driven
+#      from the host by test/gconsole.py: the README's board commands
 #   h  (a boot of its own, "tracer_h", aarch64 under -icount) hardware
 #      counters: tracer -l, an event the PMU lacks, cycles and
 #      instructions with callchains while wk_hot spins on each CPU
@@ -47,6 +49,15 @@ mount -o remount,ro / || say "remount ro failed"
 if touch /rootfile 2>/dev/null; then say "root is writable"; else say "root is read-only"; fi
 ip link set lo up
 ip addr add 10.0.2.15/24 dev eth0 && ip link set eth0 up || say "network setup failed"
+# k: a board's console, shared ("tracer_k" on the command line): a shell
+# whose controlling terminal is the console, /tmp a tmpfs as on a board;
+# test/gconsole.py on the host types into it, and ends with poweroff -f
+if grep -q tracer_k /proc/cmdline; then
+	mount -t tmpfs tmp /tmp
+	say "k: shell on /dev/$CON"
+	setsid sh -c "exec sh -i <>/dev/$CON >&0 2>&1" &
+	while :; do sleep 1000; done
+fi
 say "ref $(awk '$3 == "_text" { t = $0 } $3 == "_stext" && s == "" { s = $0 } END { print t != "" ? t : s }' /proc/kallsyms)"
 say "kallsyms: $(grep -c . /proc/kallsyms) lines, first: $(head -1 /proc/kallsyms), $(grep -m3 -E ' (_stext|_head|_text|_etext)$' /proc/kallsyms | tr '\n' ' ')"
 

@@ -275,6 +275,8 @@ esac
 case $ARCH:$KERNEL:$CPU in aarch64:5.10:|armhf:5.10:|mips:6.1:24Kc) [ -n "$ONLY_GIVEN" ] || ONLY=${ONLY/n/} ;; esac
 # s (push= into the host's S3 server) once per arch: its 6.1 guest (riscv64: 6.12)
 case $ARCH:$KERNEL:$CPU in *:6.1:|riscv64:6.12:) [ -n "$ONLY_GIVEN" ] || ONLY=${ONLY}s ;; esac
+# k (the console shared with a shell, a boot of its own) on x86_64 6.1
+case $ARCH:$KERNEL:$CPU in x86_64:6.1:) [ -n "$ONLY_GIVEN" ] || ONLY=${ONLY}k ;; esac
 # h (hardware counters, a boot of its own under -icount) on aarch64 6.1
 case $ARCH:$KERNEL in aarch64:6.1) [ -n "$ONLY_GIVEN" ] || ONLY=${ONLY}h ;; esac
 
@@ -475,7 +477,7 @@ fi
 
 # ------------------------------------------------------------- initramfs
 stage initramfs
-mkdir -p "$ROOT"/{bin,sbin,etc,proc,sys,dev,run,lib/modules}
+mkdir -p "$ROOT"/{bin,sbin,etc,proc,sys,dev,run,tmp,lib/modules}
 cp "$BB" "$ROOT/bin/busybox" || setup_fail "cp $BB"
 # applet links from the host's busybox list (the same Debian build for
 # every arch)
@@ -549,6 +551,7 @@ WORK_MASK=1; [ "$SMP" -ge 2 ] && WORK_MASK=2
 cat >"$ROOT/etc/qemu-test.conf" <<EOF
 MODULES="$LOAD"
 PORT_DEV=$PORT_DEV
+CON=$CON
 TRACER_CONFIG='$TRACER_CONFIG'
 TRACER_CONFIG_C='$TRACER_CONFIG_C'
 D1_CONFIG='$D1_CONFIG'
@@ -1254,6 +1257,41 @@ if [ -z "${ONLY##*m*}" ]; then
 		pass "m: tracer -x on pmsg-ramoops-0 after the reboot: $(grep -o 'dump 1: [0-9]* bytes, ok' "$R/m.x.err"); perf 6.1: $n records, the exec of /run/wk_pmsg" ||
 		fail "m: tracer -x on pmsg-ramoops-0 after the reboot, perf decodes the exec of wk_pmsg" "rc=$rc: $(cat "$R/m.x.err"); $n records; $(head -c 300 "$f.script.err")"
 	[ -s "$f" ] && readers m "$f"
+fi
+
+# ---------------------------------------------------------------- console
+# k: a board's console shared with its shell, in a QEMU of its own whose
+# console is a unix socket that test/gconsole.py drives: the README's
+# board commands typed as written (onto the board with nc, run from /tmp
+# on the read-only root, kill -USR2/-INT, tracer -p, a key in /tmp and a
+# pull, -o the console with frame=text). Each dump judged by perf script:
+# wk_hot's exec, which the shell ran while tracer recorded.
+if [ -z "${ONLY##*k*}" ]; then
+	stage console
+	K=$R/k; rm -rf "$K"; mkdir -p "$K"
+	mapfile -t ca < <(for a in "${CON_ARGS[@]}"; do echo "${a/file,id=con,path=%CON%/socket,id=con,path=$K/con.sock,server=on,wait=on}"; done)
+	q=(timeout -k 10 300 "$QEMU" "${QEMU_ARGS[@]}" -accel "tcg,thread=$TCG" -smp 2 -nodefaults -display none -monitor none
+		-no-reboot -kernel "$KIMG" -initrd "$R/initrd.gz" -append "console=$CON panic=-1 rdinit=/init tracer_k" "${ca[@]}"
+		-netdev "user,id=n,hostfwd=tcp:127.0.0.1:$((HOSTPORT + 100))-:9999,hostfwd=tcp:127.0.0.1:$((HOSTPORT + 200))-:9000"
+		-device "$NIC,netdev=n")
+	printf '%q ' "${q[@]}" >"$K/qemu.cmd"; echo >>"$K/qemu.cmd"
+	"${q[@]}" >"$K/qemu.out" 2>&1 &
+	qp=$!
+	timeout 280 python3 test/gconsole.py "$K/con.sock" "$K" "$B/guest/tracer" $((HOSTPORT + 100)) >"$K/res" 2>&1
+	sleep 3; kill $qp 2>/dev/null; wait $qp
+	while read -r w l; do
+		case $w in ok:) pass "k: $l" ;; bad:) fail "k: $l" "$(tail -c 400 "$K/console.out" | tr -d '\r')" ;; *) echo "k: $w $l" ;; esac
+	done <"$K/res"
+	grep -q '^ok: ' "$K/res" || fail "k: test/gconsole.py ran" "$(tail -3 "$K/res"; cat "$K/qemu.out")"
+	"$HOST_TRACER" -x -o "$K/con.data" <"$K/console.out" >"$K/x.err" 2>&1
+	[ -s "$K/con.data" ] && [ -s "$K/con.data.1" ] && pass "k: tracer -x takes both console dumps out: $(tr '\n' ' ' <"$K/x.err")" ||
+		fail "k: tracer -x takes both console dumps out" "$(cat "$K/x.err")"
+	for f in t.data t.data.1 pull.data con.data con.data.1; do
+		[ -s "$K/$f" ] || continue
+		s=$(perf script -i "$K/$f" -F comm,event,trace 2>"$K/$f.err" | grep -c 'sched:sched_process_exec:.*wk_hot')
+		[ "${s:-0}" -gt 0 ] && pass "k: $f: perf script shows wk_hot's exec ($s)" ||
+			fail "k: $f: perf script shows wk_hot's exec" "$(head -c 300 "$K/$f.err")"
+	done
 fi
 
 # --------------------------------------------------------------- hardware

@@ -34,9 +34,10 @@ left() {
 for t in test/t_*.sh; do
 	if [ -n "${TESTS:-}" ]; then case " $TESTS " in *" $(basename "$t" .sh) "*) ;; *) continue ;; esac; fi
 	echo "== $t"
-	i0=$(inst)
+	i0=$(inst) RUN_T0=$(date +%s)
 	. "$t"
 	for i in $(seq 20); do [ -z "$(left "$i0")" ] && break; sleep 0.1; done
 	testing "$t leaves no ftrace instance behind" "" "$(left "$i0")"
+	echo "== $t: $(($(date +%s) - RUN_T0)) s"
 done
 report
