@@ -232,5 +232,11 @@ if check("tracer -o %s frame=text &: pid %s" % (con, tp), tp and started(tp, f))
     r = cmd('[ "$(stty -g)" = "$(cat /tmp/k.modes)" ]')
     check("stty -g unchanged after tracer exits", r and r[0] == 0)
     check("and the shell still takes lines whole", typed(7))
+# the README's example of a config error: its words, exit 2
+rd = open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "README.md")).read()
+m = re.search(r"\n    \$ (tracer '[^'\n]*')\n    (tracer: config: [^\n]*)\n", rd)
+if check("the README shows a config error (%s)" % (m and m.group(1)), m):
+    r = cmd("%s 2>/tmp/k.err" % m.group(1), val="$(cat /tmp/k.err)")
+    check("%s on the board: exit 2, the README's words (%s)" % (m.group(1), r), r and r[0] == 2 and r[1] == m.group(2))
 send("poweroff -f")
 time.sleep(2)

@@ -1,9 +1,9 @@
 # Fuzzing: test/fuzz/run.sh builds the libFuzzer targets (ASan + UBSan) and
-# runs each one about 20 s (FUZZ_TEST_TIME), first over its corpus: the seeds
+# runs each one about 8 s (FUZZ_TEST_TIME), first over its corpus: the seeds
 # and every crash found so far, which stay there as regression inputs.
 # A crash, a leak or a timeout fails that target.
 
-fz_out=$(bash test/fuzz/run.sh "${FUZZ_TEST_TIME:-20}" 2>&1)
+fz_out=$(bash test/fuzz/run.sh "${FUZZ_TEST_TIME:-8}" 2>&1)
 fz_rc=$?
 case $fz_rc in
 77) skip "fuzz" "${fz_out##*$'\n'}" ;;
