@@ -40,8 +40,8 @@ static int regen;		/* a CPU came back: records carry new ids */
 /* ---- opening ---- */
 
 /* An event refused (err) with write_backward and taken without: a
- * kernel before 4.7. (Only OLDKERNEL goes on, and needs the fd no
- * more.) */
+ * kernel before 4.7, said before anything else (a glob's member is not
+ * left out for it). Only OLDKERNEL goes on, and needs the fd no more. */
 static inline int backless(struct event *e, int cpu, int err)
 {
 	struct perf_attr a = e->attr;
@@ -71,8 +71,6 @@ static void open_fail(struct event *e, int cpu)
 	if (e->attr.type == TYPE_HARDWARE && (err == ENOENT || err == EOPNOTSUPP))
 		die(1, ring_hw(0) ? "%s: this CPU's PMU lacks it; see tracer -l"
 			: "%s: no hardware PMU here; use cpu-clock", e->name);
-	if (backless(e, cpu, err))
-		die(1, "this kernel has no backward ring buffers (needs Linux 4.7 or later)");
 	errno = err;
 	die(1, "%s on cpu %d: perf_event_open:", e->name, cpu);
 }
@@ -109,13 +107,13 @@ static int open_cpu(int ri, int cpu, int again)
 		}
 		fd = ring_event_open(&a, cpu, -1);
 		/* (at start: no backward ring was mapped to drain into) */
-		if (CFG_OLDKERNEL && fd < 0 && fatal && !ri && !r->base && !frings && backless(e, cpu, errno)) {
-			frings = xmalloc(nmax * sizeof(*frings));	/* forward from now on */
-			i--;
+		if (fd < 0 && fatal && !ri && !r->base && !frings && backless(e, cpu, errno)) {
+			if (!CFG_OLDKERNEL)
+				die(1, "this kernel has no backward ring buffers: a build without OLDKERNEL needs Linux 4.7");
+			frings = xmalloc(nmax * sizeof(*frings)), i--;	/* forward from now on */
 			continue;
 		}
-		if (fd < 0 && fatal && e->glob && !ri) {
-			/* one of many a glob matched: the others go on */
+		if (fd < 0 && fatal && e->glob && !ri) {	/* one of many a glob matched: the others go on */
 			msg("%s: left out, the kernel refuses it: perf_event_open:", e->name);
 			ev_drop(i--);
 			continue;

@@ -5,7 +5,7 @@
 #   a  tracer -o PORT_DEV     one pipe-mode stream on a dedicated port
 #   b  tracer 'frame=text'    framed text dumps on the console
 #   c  tracer | nc -l -p 9000 the stream through netcat to the host (tracepoints alone)
-#   r  (4.4) defconfig's refusal at start (the rest: an OLDKERNEL build)
+#   r  (4.4) a build without OLDKERNEL refuses at start (defconfig's records)
 #   i  (4.4) tracer's wake-ups in 20 s idle: tracepoints only, the
 #      default config, the default with a spinner on each CPU
 #   d  what used to break: -o on a file that exists, count=300, SIGBUS,
@@ -270,14 +270,17 @@ fi
 
 CFG=$TRACER_CONFIG
 
-# r: a kernel defconfig's tracer cannot record on (4.4: no backward ring
-# buffers): the refusal at start, with nothing written to stdout (the
-# other scenarios run a build with OLDKERNEL there)
+# r: a kernel with no backward ring buffers (4.4): a build without
+# OLDKERNEL refuses at start, says why, writes nothing to stdout (the
+# other scenarios run defconfig's build, which has OLDKERNEL)
 if [ -z "${ONLY##*r*}" ]; then
 	say "r: begin"
-	/bin/tracer-def "$CFG" >/run/r.out 2>/run/r.err
+	/bin/tracer-noold "$CFG" >/run/r.out 2>/run/r.err
 	say "r: tracer exit=$? stdout=$(wc -c </run/r.out) bytes"
 	sed "s/^/QT r err: /" /run/r.err
+	/bin/tracer-noold 'sched:sched_* engine=perf' >/run/r.out 2>/run/r.err	# a glob on perf rings
+	say "rg: tracer exit=$? stdout=$(wc -c </run/r.out) bytes"
+	sed "s/^/QT rg err: /" /run/r.err
 fi
 
 # i: idle wake-ups (before 4.7 the perf rings are forward, and wake
