@@ -11,6 +11,7 @@
 #include "sink.h"
 #include "pull.h"
 #include "push.h"
+#include "room.h"
 #include "cfg.h"
 
 #define DEFAULT_HZ 99
@@ -316,51 +317,6 @@ static void cfg_event(char *tok, const char *at)
 		e->attr.sample_period = v;
 }
 
-/* "0,2-3" into a bitmap of 1024 CPUs; -1 if it does not parse. */
-static int cpulist(const char *s, u64 *set)
-{
-	int n;
-
-	memset(set, 0, 128);
-	while (*s && *s != '\n') {
-		char *e;
-		unsigned long a = xtou(s, &e, 10), b = a;
-
-		if (e == s)
-			return -1;
-		if (*e == '-') {
-			s = e + 1;
-			b = xtou(s, &e, 10);
-			if (e == s)
-				return -1;
-		}
-		if (a > b || b >= 1024)
-			return -1;
-		for (; a <= b; a++)
-			set[a / 64] |= 1ULL << a % 64;
-		if (*e == ',')
-			e++;
-		else if (*e && *e != '\n')
-			return -1;
-		s = e;
-	}
-	for (n = 0; n < 16; n++)
-		if (set[n])
-			return 0;
-	return -1;	/* empty */
-}
-
-int sysfs_cpus(const char *path, u64 *set)
-{
-	char b[512];
-	long n = readfile(path, b, sizeof(b) - 1);
-
-	if (n <= 0)
-		return -1;
-	b[n] = 0;
-	return cpulist(b, set);
-}
-
 /* "200ms", "2s", "500us" in microseconds, up to 1000 s (what a 32-bit
  * long holds); -1 on garbage. */
 static long dur(const char *s)
@@ -450,7 +406,8 @@ static long num_in(const char *tok, const char *s, long lo, long hi, const char 
  * override (trip= repeats). */
 #define UNKNOWN "unknown key (buf= cpus= out= trip= after= holdoff= count= dumps= procs= " \
 		"frame= baud= listen= key= engine= persist="
-static const char unknown_key[] = UNKNOWN ")";
+static const char unknown_key[] = UNKNOWN ")";	/* (and with ROOM, PUSH theirs) */
+#define ROOMK " files= room= free="
 #define KEYS (unknown_key + 13)
 static void key_once(const char *key)
 {
@@ -600,13 +557,14 @@ static void key_out(char *tok, char *eq)
 		if (!eq[1])
 			bad(tok, "out= needs a path");
 		cfg_out = eq + 1;
-	} else if (CFG_PUSH && push_key(tok, eq + 1, &why)) {
+	} else if ((CFG_PUSH && push_key(tok, eq + 1, &why)) || (CFG_ROOM && room_key(tok, eq + 1, &why))) {
 		*eq = '=';
 		if (why)
 			bad(tok, why);
 	} else {
 		*eq = '=';
-		bad(tok, CFG_PUSH ? UNKNOWN " push= s3key= region= spool=)" : unknown_key);
+		bad(tok, CFG_PUSH ? CFG_ROOM ? UNKNOWN ROOMK " push= s3key= region= spool=)" : UNKNOWN " push= s3key= region= spool=)" :
+			 CFG_ROOM ? UNKNOWN ROOMK ")" : unknown_key);
 	}
 }
 

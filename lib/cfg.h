@@ -59,7 +59,6 @@ extern long cfg_baud, cfg_dumps, cfg_procs;
 void cfg_load(char *config, char *out);
 void cfg_list(void);
 const char *cfg_named(u32 type, u64 config);	/* "cpu-clock", or 0 */
-int sysfs_cpus(const char *path, u64 *set);
 void tp_path(char *b, size_t n, const char *name, const char *file);
 char *tracefs_find(void);	/* its mount point (mounted if need be), or 0 */
 char *tp_names(int (*want)(long id));	/* "sys:a sys:b " */

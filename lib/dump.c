@@ -12,6 +12,7 @@
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include "config.h"
+#include "room.h"
 #include "memcg.h"
 #include "sink.h"
 #include "pull.h"
@@ -664,6 +665,8 @@ static int dump_sink(struct dst *d, const char *why, int pull)
 			msg(out_final ? "dump %d (%s): %s: the history is lost:" : "dump %d (%s): %s:", dumps, why, d->name);
 			return -1;
 		}
+		if (CFG_ROOM)
+			room_add(cfg_out, file_seq, fd);
 		file_seq++;
 	} else if ((fd = sink_get()) < 0) {
 		msg("dump %d (%s): %s: %s", dumps, why, sink_name,
@@ -690,7 +693,7 @@ static int dump_write(struct dst *d, int pull)
 	if (CFG_FTRACE && ft_n)
 		tot += ft_est;	/* ftrace's, about */
 	out_begin(fd, tot + 1, dumps, (cfg_frame && pull == -1) | (pull >= 0) * OUT_YIELD |
-		  (pull == -1 && ((CFG_LISTEN && cfg_listen) || (CFG_PUSH && cfg_push))) * OUT_STALL,
+		  (pull == -1 && ((CFG_LISTEN && cfg_listen) || (CFG_PUSH && cfg_push))) * OUT_STALL | !cfg_zstd * OUT_ABOUT,
 		  sink_stream || pull != -1 ? 0 : d->name);
 	if (binfile)
 		pd_file_head();
@@ -724,6 +727,8 @@ static int dump_write(struct dst *d, int pull)
 			stream_started = !err;
 	}
 	if (!sink_stream && pull == -1) {
+		if (CFG_ROOM)
+			room_done(fd, err);
 		close(fd);
 		if (err)
 			unlink(d->name);	/* ours (O_EXCL), and useless half written */

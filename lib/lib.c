@@ -541,3 +541,48 @@ unsigned path_mode(const char *path)
 	memcpy(&m, (char *)sx + 28, 2);
 	return m & S_IFMT;
 }
+
+/* "0,2-3" into a bitmap of 1024 CPUs; -1 if it does not parse. */
+int cpulist(const char *s, u64 *set)
+{
+	int n;
+
+	memset(set, 0, 128);
+	while (*s && *s != '\n') {
+		char *e;
+		unsigned long a = xtou(s, &e, 10), b = a;
+
+		if (e == s)
+			return -1;
+		if (*e == '-') {
+			s = e + 1;
+			b = xtou(s, &e, 10);
+			if (e == s)
+				return -1;
+		}
+		if (a > b || b >= 1024)
+			return -1;
+		for (; a <= b; a++)
+			set[a / 64] |= 1ULL << a % 64;
+		if (*e == ',')
+			e++;
+		else if (*e && *e != '\n')
+			return -1;
+		s = e;
+	}
+	for (n = 0; n < 16; n++)
+		if (set[n])
+			return 0;
+	return -1;	/* empty */
+}
+
+int sysfs_cpus(const char *path, u64 *set)
+{
+	char b[512];
+	long n = readfile(path, b, sizeof(b) - 1);
+
+	if (n <= 0)
+		return -1;
+	b[n] = 0;
+	return cpulist(b, set);
+}

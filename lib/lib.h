@@ -49,6 +49,9 @@ void xsort(void *base, size_t n, size_t sz, int (*cmp)(const void *, const void 
 /* Files, time. */
 long readfile(const char *path, char *buf, long max);
 long long readnum(const char *path);	/* or -1 */
+/* "0,2-3" (or a sysfs file of it) into a bitmap of 1024 CPUs; 0, or -1 */
+int cpulist(const char *s, u64 *set);
+int sysfs_cpus(const char *path, u64 *set);
 void dir_each(const char *dir, void (*fn)(const char *, void *), void *ctx);
 int note_build_id(const unsigned char *p, long len, u8 *id);
 u64 now_ns(void);

@@ -36,6 +36,7 @@ extern int sink_tty;		/* the stream is a tty: requests come on it */
 #define OUT_FRAME 1
 #define OUT_YIELD 2
 #define OUT_STALL 4	/* a stream's reader that takes nothing for 10 s loses it */
+#define OUT_ABOUT 8	/* hint is about the size written (no zstd): lib/room.c */
 void out_begin(int fd, u64 hint, int dump, int how, const char *path);
 void out_put(const void *p, size_t n);
 void *out_room(size_t n);
