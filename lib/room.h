@@ -11,8 +11,9 @@ int room_key(const char *key, const char *val, const char **why);
 void room_add(const char *out, unsigned seq, int fd);
 /* before the series' newest file (fd) grows to size: the oldest go
  * while it would break a bound; 0, or ENOSPC when it alone does. With
- * about (its whole size, about; 0: unknown), a dump that could not fit
- * alone is refused before any goes. */
+ * about (the dump's size as its hint has it, an underestimate where
+ * records expand; 0: unknown), one that could not fit alone is refused
+ * before any goes. */
 int room_make(int fd, u64 size, u64 about, int dump);
 /* the newest file done: its size, or gone (err: it was removed) */
 void room_done(int fd, int err);

@@ -83,20 +83,6 @@ static int sink_wait(void)
 #define STOP_MAX 20000000
 #define STALL 10000000
 
-/* What the dump will have written in all, about: what was put, and
- * what is left of the hint at the ratio so far (records expanded), in
- * bytes written per byte put (zstd, frame=text; what waits in obuf is
- * not out). Nothing tells before a record is in (OUT_IN). */
-#define OUT_IN (CFG_LEAN ? out_in : out_raw_pos)	/* (only LEAN and FTRACE expand) */
-static u64 out_est(void)
-{
-	u64 in = OUT_IN, all = out_raw_pos + (ohint > in ? ohint - in : 0) * out_raw_pos / (in + 1);
-
-	if (CFG_ZSTD || CFG_FRAME)
-		all = all * owritten / (out_raw_pos - olen + 1);
-	return all;
-}
-
 void sink_write(const char *p, size_t n)
 {
 	/* idle: while a reader takes nothing, not what we did before */
@@ -148,9 +134,9 @@ void sink_write(const char *p, size_t n)
 			die_hook();	/* the tty, and what is above us */
 			_exit(1);
 		}
-		/* A pipe or tty takes PIPE_BUF without blocking once POLLOUT. */
-		if (CFG_ROOM && opath && (oerr = room_make(ofd, owritten + (n > ochunk ? ochunk : n), OUT_IN ? out_est() ?: oabout : oabout, odump)))
+		if (CFG_ROOM && opath && (oerr = room_make(ofd, owritten + (n > ochunk ? ochunk : n), oabout, odump)))
 			break;	/* (the -o series' bounds: lib/room.c) */
+		/* A pipe or tty takes PIPE_BUF without blocking once POLLOUT. */
 		w = write(ofd, p, n > ochunk ? ochunk : n);
 		if (w < 0 && (errno == EINTR || errno == EAGAIN))
 			continue;
@@ -162,9 +148,15 @@ void sink_write(const char *p, size_t n)
 		olast = t = now_us();
 		if (t - otick >= 3000000 && ohint) {	/* a dump (-p has no size) */
 			/* The rate since the first tick (before it, a pipe's
-			 * buffer took 64 KiB at once); the total: out_est. */
-			u64 all = out_est();
+			 * buffer took 64 KiB at once). The total: what was put,
+			 * and what is left of the hint at the ratio so far
+			 * (records expanded), in bytes written per byte put
+			 * (zstd, frame=text; what waits in obuf is not out). */
+			u64 in = CFG_LEAN ? out_in : out_raw_pos,	/* (only LEAN and FTRACE expand) */
+				all = out_raw_pos + (ohint > in ? ohint - in : 0) * out_raw_pos / (in + 1);
 
+			if (CFG_ZSTD || CFG_FRAME)
+				all = all * owritten / (out_raw_pos - olen + 1);
 			all = all > owritten ? all : owritten + 1;
 			if (ow0)
 				msg("dump %d: %L of ~%L bytes written, %L s to go", odump, owritten, all,
