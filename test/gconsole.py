@@ -104,6 +104,14 @@ def mark():
         return len(out)
 
 
+def bg_tracer(line):  # LINE started in the background: its pid, as its start line says, or 0
+    f = mark()
+    r = cmd(line, bg=True)
+    tp = r[0] if r else 0
+    ok = check("%s &: the start line gives pid %s" % (line, tp), tp and started(tp, f))
+    return tp if ok else 0
+
+
 if not check("the guest's shell on the console", until(rb"QT k: shell on ", 120)):
     sys.exit(1)
 time.sleep(1)
@@ -135,10 +143,8 @@ r = cmd("chmod +x /tmp/tracer")
 check("chmod +x /tmp/tracer", r and r[0] == 0)
 
 # run it: -o /tmp/t.data, kill -USR2 PID, kill -INT PID
-f = mark()
-r = cmd("/tmp/tracer -o /tmp/t.data", bg=True)
-tp = r and r[0]
-if check("/tmp/tracer -o /tmp/t.data &: the start line gives pid %s" % tp, tp and started(tp, f)):
+tp = bg_tracer("/tmp/tracer -o /tmp/t.data")
+if tp:
     cmd("/bin/wk_hot spin 50")
     f = mark()
     cmd("kill -USR2 %d" % tp)
@@ -180,11 +186,9 @@ if check("/tmp/tracer -o /tmp/t.data &: the start line gives pid %s" % tp, tp an
 r = cmd("(umask 077; head -c 24 /dev/urandom | base64 > /tmp/tracer.key)")
 check("the key made in /tmp", r and r[0] == 0)
 f = mark()
-r = cmd("tracer -o /tmp/t 'listen=0.0.0.0:9000 key=/tmp/tracer.key'", bg=True)
-tp = r and r[0]
-if check("tracer -o /tmp/t 'listen=0.0.0.0:9000 key=/tmp/tracer.key' &: pid %s" % tp, tp and started(tp, f)):
-    r = cmd("cat /tmp/tracer.key")
-    key = ""
+tp = bg_tracer("tracer -o /tmp/t 'listen=0.0.0.0:9000 key=/tmp/tracer.key'")
+if tp:
+    cmd("cat /tmp/tracer.key")
     with lock:
         m = re.search(rb"(?m)^([A-Za-z0-9+/=]{32})\r?$", bytes(out[f:]))
     key = m and m.group(1)
@@ -210,10 +214,8 @@ if check("tracer -o /tmp/t 'listen=0.0.0.0:9000 key=/tmp/tracer.key' &: pid %s" 
 # the console itself: tracer -o /dev/CONSOLE frame=text &
 r = cmd(":", val="$(tty)")
 con = r and r[1]
-f = mark()
-r = cmd("tracer -o %s frame=text" % con, bg=True)
-tp = r and r[0]
-if check("tracer -o %s frame=text &: pid %s" % (con, tp), tp and started(tp, f)):
+tp = bg_tracer("tracer -o %s frame=text" % con)
+if tp:
     check("lines typed while tracer records on the console reach the shell whole",
           all(typed(k) for k in range(1, 4)))
     r = cmd('[ "$(stty -g)" = "$(cat /tmp/k.modes)" ]')
