@@ -435,7 +435,8 @@ static _Noreturn void usage(int code)
 "Default: " DEFAULT_CONFIG " buf=128k\n";
 	static const char push[] =
 "  push=http://HOST:PORT/BUCKET/PREFIX s3key=FILE region=R spool=N|SIZE|DIR\n"
-"           every dump also into S3-compatible storage (SigV4)\n";
+"           every dump also into S3-compatible storage (SigV4)\n"
+"  via=IP:PORT  connect there (stunnel), sign for HOST  style=virtual  BUCKET.HOST\n";
 
 	write(code ? 2 : 1, head, sizeof(head) - 1);
 	if (CFG_FRAME || CFG_PRINT)

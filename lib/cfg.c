@@ -408,6 +408,7 @@ static long num_in(const char *tok, const char *s, long lo, long hi, const char 
 		"frame= baud= listen= key= engine= persist="
 static const char unknown_key[] = UNKNOWN ")";	/* (and with ROOM, PUSH theirs) */
 #define ROOMK " files= room= free="
+#define PUSHK " push= s3key= region= spool= via= style="
 #define KEYS (unknown_key + 13)
 static void key_once(const char *key)
 {
@@ -563,7 +564,7 @@ static void key_out(char *tok, char *eq)
 			bad(tok, why);
 	} else {
 		*eq = '=';
-		bad(tok, CFG_PUSH ? CFG_ROOM ? UNKNOWN ROOMK " push= s3key= region= spool=)" : UNKNOWN " push= s3key= region= spool=)" :
+		bad(tok, CFG_PUSH ? CFG_ROOM ? UNKNOWN ROOMK PUSHK ")" : UNKNOWN PUSHK ")" :
 			 CFG_ROOM ? UNKNOWN ROOMK ")" : unknown_key);
 	}
 }
@@ -805,6 +806,8 @@ struct event *ev_by_id(u64 id)
 void cfg_load(char *config, char *out)
 {
 	int i, c;
+	const char *why;
+	char *tok;
 
 	if (!config) {
 		config = xstrdup(DEFAULT_CONFIG);
@@ -814,6 +817,8 @@ void cfg_load(char *config, char *out)
 	if (!tracefs && cfg_default)
 		msg("no tracefs: recording software events only");
 	cfg_parse(config);
+	if (CFG_PUSH && (why = push_cfg(&tok)))
+		bad(tok, why);
 	/* A dump gives away kernel addresses and every process's maps: on
 	 * an address that others reach, only to whom knows the key. */
 	if (CFG_LISTEN && cfg_listen && !cfg_key && pull_open_addr(cfg_listen))

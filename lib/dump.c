@@ -692,6 +692,8 @@ static int dump_write(struct dst *d, int pull)
 		tot += rn[i].end - rn[i].p;
 	if (CFG_FTRACE && ft_n)
 		tot += ft_est;	/* ftrace's, about */
+	if (CFG_ROOM)
+		out_bound = pull == -1 && !sink_stream ? room_make : CFG_PUSH && pull == DUMP_PUSH ? push_room : 0;
 	out_begin(fd, tot + 1, dumps, (cfg_frame && pull == -1) | (pull >= 0) * OUT_YIELD |
 		  (pull == -1 && ((CFG_LISTEN && cfg_listen) || (CFG_PUSH && cfg_push))) * OUT_STALL | !cfg_zstd * OUT_ABOUT,
 		  sink_stream || pull != -1 ? 0 : d->name);

@@ -31,6 +31,7 @@
 #include "sha.h"
 #include "s3.h"
 #include "push.h"
+#include "room.h"
 
 #ifndef VERSION
 #define VERSION "unknown"
@@ -49,7 +50,9 @@ char *cfg_push;
 static char *s3key, *region = "us-east-1", *spool_dir;
 static long spool_max = 8;
 static u64 spool_bytes = 32 << 20;
-static char host[128], *bucket, *prefix = "";
+static char host[128], *bucket, *prefix = "", *via;	/* host: signed for; via: connected to */
+static char who[200];	/* host, and via= (for what is said) */
+static int vhost;	/* style=virtual: the bucket is host's first label */
 static u64 sa[16];		/* the store's address (pull_addr's) */
 static unsigned salen;
 static char board[65], bkey[65], boot[40], krel[65], mach[65];	/* bkey: the board in keys */
@@ -123,49 +126,82 @@ static const char *resolve(const char *h, const char *port)
 	return "not an IPv4 address, nor a name /etc/hosts gives one (no DNS here)";
 }
 
-/* push=http://HOST[:PORT]/BUCKET[/PREFIX] */
+/* ADDR[:PORT] (80 by default) into sa */
+static const char *addr(const char *a)
+{
+	char hn[128];
+	size_t n = span(a, ":", 0);
+
+	if (n >= sizeof(hn))
+		return "an address of at most 127 bytes";
+	memcpy(hn, a, n), hn[n] = 0;
+	return resolve(hn, a[n] ? a + n + 1 : "80");
+}
+
+#define URL "push=http://HOST[:PORT]/BUCKET[/PREFIX], or with style=virtual http://BUCKET.HOST[:PORT][/PREFIX]"
+
+/* push=, with style= known: host, bucket (path style), prefix */
 static const char *url(char *v)
 {
 	char *h, *p, *c, b[104];
 
 	if (!strncmp(v, "https://", 8))
-		return "no TLS in tracer: reach an HTTPS store through a gateway or stunnel (README)";
+		return "no TLS in tracer: push=http://HOST/... via=ADDR:PORT, a TLS terminator such as stunnel (doc/push.md)";
 	if (strncmp(v, "http://", 7))
-		return "push=http://HOST[:PORT]/BUCKET[/PREFIX]";
+		return URL;
 	h = v + 7;
 	p = h + span(h, "/", 0);
-	if (!*p || !p[1] || p[1] == '/' || p - h >= (long)sizeof(host) || p == h)
-		return "push=http://HOST[:PORT]/BUCKET[/PREFIX]: a bucket is needed";
+	if (p == h || p - h >= (long)sizeof(host))
+		return URL ": a host of 1 to 127 bytes";
 	memcpy(host, h, p - h);
 	host[p - h] = 0;
-	bucket = xstrdup(p + 1);
-	if ((c = xstrchr(bucket, '/'))) {
+	/* The Host header as it is signed: a name, and a port */
+	c = host + span(host, "abcdefghijklmnopqrstuvwxyz0123456789.-ABCDEFGHIJKLMNOPQRSTUVWXYZ", 1);
+	if (*c && (*c != ':' || !c[1] || c[1 + span(c + 1, "0123456789", 1)] || c == host))
+		return URL ": HOST is letters, digits, '.' and '-', then :PORT";
+	bucket = xstrdup(*p ? p + 1 : p);
+	if (vhost) {	/* the path is the prefix */
+		prefix = bucket, bucket = 0;
+	} else if (!*bucket || *bucket == '/') {
+		return URL ": a bucket is needed";
+	} else if ((c = xstrchr(bucket, '/'))) {
 		*c++ = 0;
 		prefix = c;
-		for (c += strlen(c); c > prefix && c[-1] == '/'; )
-			*--c = 0;
 	}
+	for (c = prefix + strlen(prefix); c > prefix && c[-1] == '/'; )
+		*--c = 0;
 	/* The bucket goes into the path as it is: S3's names only (no '?',
 	 * '%' or '#' that would make another request). The prefix as the
 	 * signed path has it, percent-encoded: room for the rest of the key
 	 * in path[] (start()) whatever its bytes. */
-	c = bucket + span(bucket, "abcdefghijklmnopqrstuvwxyz0123456789.-_ABCDEFGHIJKLMNOPQRSTUVWXYZ", 1);
-	if (*c || strlen(bucket) > 63)
+	c = bucket ? bucket + span(bucket, "abcdefghijklmnopqrstuvwxyz0123456789.-_ABCDEFGHIJKLMNOPQRSTUVWXYZ", 1) : "";
+	if (*c || (bucket && strlen(bucket) > 63))
 		return "a bucket is 1 to 63 letters, digits, '.', '-' or '_'";
 	if (*prefix == '.' || xstrstr(prefix, "//") || xstrstr(prefix, "/.") || (*prefix && !s3_uri(b, 101, prefix)))
 		return "a prefix of at most 100 bytes once percent-encoded (3 for a byte not A-Z a-z 0-9 - . _ ~ /), "
 		       "no segment empty or beginning with '.'";
-	if ((c = xstrchr(host, ':'))) {
-		char hn[128];
-
-		memcpy(hn, host, c - host);
-		hn[c - host] = 0;
-		return resolve(hn, c + 1);
-	}
-	return resolve(host, "80");
+	return 0;
 }
 
-static int keys;	/* s3key= region= spool= given */
+static char *ptok, *vtok;	/* push='s and via='s tokens */
+
+const char *push_cfg(char **tok)
+{
+	const char *why;
+
+	if (!cfg_push)
+		return 0;
+	*tok = ptok;
+	if ((why = url(cfg_push)))
+		return why;
+	fmt(who, sizeof(who), via ? "%s via %s" : "%s", host, via);
+	if (via)
+		return (why = addr(via)) ? *tok = vtok, why : 0;
+	return addr(host) ? "HOST is not an IPv4 address, nor a name /etc/hosts gives one (no DNS here; "
+			    "via=ADDR:PORT connects there and signs for HOST)" : 0;
+}
+
+static int keys;	/* s3key= region= spool= via= style= given */
 
 int push_key(const char *key, char *val, const char **why)
 {
@@ -174,8 +210,17 @@ int push_key(const char *key, char *val, const char **why)
 	if (!strcmp(key, "push")) {
 		if (cfg_push)
 			*why = "given twice: each key once";
-		else if (!(*why = url(val)))
-			cfg_push = val;
+		cfg_push = val, ptok = val - 5;
+	} else if (!strcmp(key, "via")) {
+		if (via)
+			*why = "given twice: each key once";
+		else if (!*val)
+			*why = "via=ADDR[:PORT]: where to connect (a TLS terminator), signing for push='s HOST";
+		via = val, vtok = val - 4;
+	} else if (!strcmp(key, "style")) {
+		vhost = !strcmp(val, "virtual");
+		if (!vhost && strcmp(val, "path"))
+			*why = "style=path (http://HOST/BUCKET/PREFIX) or style=virtual (http://BUCKET.HOST/PREFIX)";
 	} else if (!strcmp(key, "s3key")) {
 		s3key = val;
 	} else if (!strcmp(key, "region")) {
@@ -286,24 +331,54 @@ static void item_free(struct item *it)
 	memmove(it, it + 1, (q + --nq - it) * sizeof(*it));
 }
 
+/* The spool's oldest dropped, said with why */
+static void drop_oldest(const char *why)
+{
+	char k[TRAIL];
+
+	if (up.st) {		/* the oldest is the one on its way */
+		close(up.fd);
+		up.fd = -1, up.st = IDLE;
+	}
+	dropped++;
+	fmt(k, sizeof(k), "%s", q->t);
+	k[span(k, "\n", 0)] = 0;
+	msg("push: %s: dropped %s, the oldest (%L so far)", why, k, dropped);
+	item_free(q);
+}
+
 /* Within the bounds with more (0 or 1) of size bytes: the oldest go
  * (at start, with none to come, the newest stays whatever its size). */
 static void make_room(u64 size, int more)
 {
-	while (nq > !more && (nq + more > spool_max || qbytes + size > spool_bytes)) {
-		char k[TRAIL];
+	char w[64];
 
-		if (up.st) {		/* the oldest is the one on its way */
-			close(up.fd);
-			up.fd = -1, up.st = IDLE;
-		}
-		dropped++;
-		fmt(k, sizeof(k), "%s", q->t);
-		k[span(k, "\n", 0)] = 0;
-		msg("push: the spool is full (%d dumps, %L bytes): dropped %s, the oldest (%L so far)",
-		    nq, qbytes, k, dropped);
-		item_free(q);
+	while (nq > !more && (nq + more > spool_max || qbytes + size > spool_bytes)) {
+		fmt(w, sizeof(w), "the spool is full (%d dumps, %L bytes)", nq, qbytes);
+		drop_oldest(w);
 	}
+}
+
+int push_room(int fd, u64 size, u64 about, int dump)
+{
+	struct stat st;
+	u64 avail, res, had, rest;
+
+	if (!spool_dir || fstat(fd, &st))
+		return 0;
+	had = (u64)st.st_size < size ? (u64)st.st_size : size;
+	rest = about > had ? about - had : size - had;	/* what it will still take */
+	/* free=, as the -o series keeps it: the oldest go, but none for a
+	 * dump that would not fit with all of them gone */
+	while ((res = room_reserve(fd, &avail)) && avail < res + (size - had)) {
+		if (!nq || avail + qbytes < res + rest) {
+			msg("dump %d: does not fit the push spool's free=%L KiB: %L bytes so far, about %L in all; "
+			    "the spool's others are left", dump, res >> 10, size, about > size ? about : size);
+			return ENOSPC;
+		}
+		drop_oldest("for free= on spool=DIR's filesystem");
+	}
+	return 0;
 }
 
 /* A trailer t of n bytes as push_add makes it: the key, within the
@@ -439,7 +514,7 @@ void push_init(void)
 		off = *why == '-' ? -(long long)xtou(why + 1, 0, 10) : (long long)xtou(why, 0, 10);
 	if (!cfg_push) {
 		if (keys)
-			die(2, "config: s3key=, region= and spool= go with push=");
+			die(2, "config: s3key=, region=, spool=, via= and style= go with push=");
 		return;
 	}
 	if (!s3key)
@@ -607,9 +682,9 @@ static void retry(const char *why, int err)
 	if (up.tries & (up.tries - 1))
 		return;
 	if (why)
-		msg("push: %s: %s; %d dumps wait, again in %u s (try %d)", host, why, nq, backoff, up.tries);
+		msg("push: %s: %s; %d dumps wait, again in %u s (try %d)", who, why, nq, backoff, up.tries);
 	else
-		msg("push: %s: %d dumps wait, again in %u s (try %d):", host, nq, backoff, up.tries);
+		msg("push: %s: %d dumps wait, again in %u s (try %d):", who, nq, backoff, up.tries);
 }
 
 static void start(void)
@@ -635,7 +710,7 @@ static void start(void)
 		hd[i] = p;
 	hd[i] = 0;
 	s3_amzdate(date, wall() + skew);
-	fmt(path, sizeof(path), "/%s/", bucket);
+	fmt(path, sizeof(path), bucket ? "/%s/" : "/", bucket);
 	if (!s3_uri(path + strlen(path), sizeof(path) - strlen(path), key))
 		path[0] = 0;
 	r = (struct s3req){ "PUT", host, path, "", date, region, "s3", id, sec, sha, hd, 0 };
@@ -677,7 +752,7 @@ static void refused_one(int st, const char *code)
 
 	fmt(k, sizeof(k), "%s", q->t);
 	k[span(k, "\n", 0)] = 0;
-	msg("push: %s refused %s for good: HTTP %d %s; dropped (%L so far), the next goes on", host, k, st, code, ++dropped);
+	msg("push: %s refused %s for good: HTTP %d %s; dropped (%L so far), the next goes on", who, k, st, code, ++dropped);
 	up_close();
 	item_free(q);
 	backoff = up.tries = 0;
@@ -726,7 +801,7 @@ static void answer(void)
 		refused_one(st, *code ? code : "(no S3 error code)");
 	} else if (st / 100 == 3 || (st / 100 == 4 && st != 408 && strcmp(code, "RequestTimeout"))) {
 		msg("push: %s refused it: HTTP %d %s; %d dumps kept, tried again after the next dump",
-		    host, st, *code ? code : st / 100 == 3 ? "(a redirect: push= names the store itself)" : "(no S3 error code)", nq);
+		    who, st, *code ? code : st / 100 == 3 ? "(a redirect: push= names the store itself)" : "(no S3 error code)", nq);
 		up_close();
 		paused = 1;
 		up.tries = 0;

@@ -79,6 +79,24 @@ static void drop(int i, int dump, int b, u64 v)
 	memmove(ser + i, ser + i + 1, (--nser - i) * sizeof(*ser));
 }
 
+/* Bound i of a filesystem of fs bytes: given, or the default */
+static u64 bound(int i, u64 fs)
+{
+	u64 d = i == 1 ? fs / 4 : fs / 10, m = i == 1 ? 4ULL << 30 : 1ULL << 30;
+
+	return key[i] != (u64)-1 ? key[i] : !i ? 0 : d < m ? d : m;
+}
+
+u64 room_reserve(int fd, u64 *avail)
+{
+	struct statvfs s;
+
+	if (fstatvfs(fd, &s))
+		return *avail = 0;
+	*avail = (u64)s.f_bavail * s.f_frsize;
+	return bound(2, (u64)s.f_blocks * s.f_frsize);
+}
+
 int room_make(int fd, u64 size, u64 about, int dump)
 {
 	static char name[4096];
@@ -90,11 +108,8 @@ int room_make(int fd, u64 size, u64 about, int dump)
 		return 0;
 	if (!fstatvfs(fd, &s))
 		fs = (u64)s.f_blocks * s.f_frsize, avail = (u64)s.f_bavail * s.f_frsize;
-	for (i = 0; i < 3; i++) {	/* (the defaults follow the filesystem) */
-		u64 d = i == 1 ? fs / 4 : fs / 10, m = i == 1 ? 4ULL << 30 : 1ULL << 30;
-
-		v[i] = key[i] != (u64)-1 ? key[i] : !i ? 0 : d < m ? d : m;
-	}
+	for (i = 0; i < 3; i++)		/* (the defaults follow the filesystem) */
+		v[i] = bound(i, fs);
 	had = ser[nser - 1].size;	/* what the newest holds already */
 	ser[nser - 1].size = size;
 	rest = about > had ? about - had : size - had;	/* what it will still take */

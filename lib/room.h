@@ -15,6 +15,9 @@ void room_add(const char *out, unsigned seq, int fd);
  * records expand; 0: unknown), one that could not fit alone is refused
  * before any goes. */
 int room_make(int fd, u64 size, u64 about, int dump);
+/* free=: the reserve of fd's filesystem (0: none), and what it has
+ * free now in *avail (the push spool keeps it too) */
+u64 room_reserve(int fd, u64 *avail);
 /* the newest file done: its size, or gone (err: it was removed) */
 void room_done(int fd, int err);
 

@@ -13,7 +13,6 @@
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 #include "config.h"
-#include "room.h"
 #include "ring.h"
 #include "frame.h"
 #include "zstd.h"
@@ -29,6 +28,7 @@ int sink_stream;	/* stdout, a tty, a fifo; 0: new files */
 int sink_tty;		/* the stream is a tty, opened to read requests too */
 const char *sink_name = "stdout";
 static int sink_fifo;	/* reopened for each new reader */
+int (*out_bound)(int fd, u64 size, u64 about, int dump);
 static const char *opath;	/* this dump's file: removed if cut short */
 static char obuf[(1 << 16) + 64];	/* + what out_room may add to a record */
 static size_t olen;
@@ -134,8 +134,9 @@ void sink_write(const char *p, size_t n)
 			die_hook();	/* the tty, and what is above us */
 			_exit(1);
 		}
-		if (CFG_ROOM && opath && (oerr = room_make(ofd, owritten + (n > ochunk ? ochunk : n), oabout, odump)))
-			break;	/* (the -o series' bounds: lib/room.c) */
+		if (CFG_ROOM && out_bound &&	/* (the -o series' bounds, the spool's) */
+		    (oerr = out_bound(ofd, owritten + (n > ochunk ? ochunk : n), oabout, odump)))
+			break;
 		/* A pipe or tty takes PIPE_BUF without blocking once POLLOUT. */
 		w = write(ofd, p, n > ochunk ? ochunk : n);
 		if (w < 0 && (errno == EINTR || errno == EAGAIN))

@@ -38,6 +38,10 @@ extern int sink_tty;		/* the stream is a tty: requests come on it */
 #define OUT_STALL 4	/* a stream's reader that takes nothing for 10 s loses it */
 #define OUT_ABOUT 8	/* hint is about the size written (no zstd): lib/room.c */
 void out_begin(int fd, u64 hint, int dump, int how, const char *path);
+/* Set by each dump before out_begin (ROOM): before each write, the
+ * bounds of the file it grows (lib/room.c's, the push spool's) with
+ * its size after the write; 0, or an errno that ends the dump. */
+extern int (*out_bound)(int fd, u64 size, u64 about, int dump);
 void out_put(const void *p, size_t n);
 void *out_room(size_t n);
 void out_commit(size_t n);

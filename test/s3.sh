@@ -18,7 +18,7 @@
 # Outside DIR only /etc/swift/swift.conf is read (Swift reads its hash
 # salt there, from no other path); one is written only if there is none.
 HERE=$(cd "$(dirname "$0")" && pwd) || exit 1
-PKGS="swift-proxy swift-object swift-container swift-account memcached python3-boto3"
+PKGS="swift-proxy swift-object swift-container swift-account memcached python3-boto3 stunnel4 openssl"
 SERVERS="logsink memcached account container object proxy"
 PY=/usr/bin/python3	# Debian's, which has swift and boto3 (not a venv's)
 
@@ -134,6 +134,9 @@ client_timeout = 600
 use = egg:swift#s3api
 location = us-east-1
 allowable_clock_skew = 900
+# virtual-hosted style for Host BUCKET.s3.tracer.test (t_tls); any other
+# Host is path style
+storage_domain = s3.tracer.test
 
 # tempauth's S3 access key is ACCOUNT:USER; it needs memcache for tokens
 [filter:tempauth]
@@ -149,6 +152,9 @@ use = egg:swift#proxy_logging
 # the access log has its own address (else it goes to localhost:514)
 access_log_udp_host = 127.0.0.1
 access_log_udp_port = $((PORT + 5))
+# the Host each request came with (t_tls: the name tracer signed)
+access_log_headers = true
+access_log_headers_only = Host
 EOF
 	local f
 	for f in catch_errors gatekeeper healthcheck listing_formats copy slo dlo; do

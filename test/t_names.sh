@@ -141,8 +141,11 @@ elif start_tracer "$T/nx" -o "$T/nx.data" 'buf=4m'; then
 	sleep 0.3
 	stop_tracer >/dev/null
 	lives "$T/nx.data"
+	# (on a failure, the task events perf sees of each child: what went wrong)
 	ordered "$T/nx.data" $XP && pass "exits: perf timechart ends each child where it exited" ||
-		fail "exits: perf timechart ends each child where it exited" "pid start end: $(tr '\n' ' ' <"$T/nx.data.bars")"
+		fail "exits: perf timechart ends each child where it exited" "pid start end: $(tr '\n' ' ' <"$T/nx.data.bars")
+$(perf script -i "$T/nx.data" --show-task-events -F comm,tid,time,event 2>&1 | grep -E "PERF_RECORD_(FORK|EXIT|COMM)" |
+	grep -E "$(awk '{ printf "%s%s", s, $1; s = "|" }' "$T/nx.data.bars")" | head -20)"
 	s=$(parents "$T/nx.data" $XP)
 	if [ "$sc" != " 3 child ok 1 parent ok " ]; then	# (perf 6.12: ' 1 parent -1 ')
 		skip "exits: perf sched timehist -s names the parents" "this perf's limit: on perf record's own file it says '$sc' (ours: '$s')"

@@ -102,6 +102,55 @@ else
 			[ "$(cat "$R/nf.data.1")" = keep ] && pass "room=16k: $(grep -m1 'does not fit' "$T/nofit.err" | sed 's/^tracer: //')" ||
 			fail "room=16k: a dump that cannot fit is said, not written, the rest left" "$(tail -3 "$T/nofit.err"; ls "$R")"
 	fi
+	# 6. spool=DIR keeps free= too: a crash loop's dumps wait for a store
+	# that is away (nothing listens on 127.0.0.1:1) in a spool on the
+	# same tmpfs (64 dumps may wait, 64 MiB: more than it has, so free=
+	# is the bound); the free space sampled, the appender beside
+	PB=$T/kc-push/tracer	# t_push's build (PUSH), made here when run alone
+	if [ ! -x "$PB" ]; then
+		rm -rf "$T/kc-push"; copy_src "$T/kc-push"
+		make -s -C "$T/kc-push" defconfig >/dev/null 2>&1
+		sed -i 's/^# CONFIG_PUSH is not set/CONFIG_PUSH=y/' "$T/kc-push/.config"
+		make -s -C "$T/kc-push" tracer >"$T/kc-push.log" 2>&1
+	fi
+	rm -rf "${R:?}"/*; mkdir -m 700 "$R/spool"
+	echo "not tracer's" >"$R/keep.txt"
+	printf '[default]\naws_access_key_id = a\naws_secret_access_key = b\n' >"$T/spk"; chmod 600 "$T/spk"
+	: >"$T/sp.pids"; : >"$T/sp.samples"; : >"$T/sp.appfail"
+	if TRACER=$PB start_tracer "$T/sp" -o /dev/null "push=http://127.0.0.1:1/b/p s3key=$T/spk spool=$R/spool spool=64 spool=64m free=5m ${CFG% buf=*} buf=256k"; then
+		(while :; do echo "a line of the appender" >>"$R/app.log" || echo "failed at $(date +%s.%N)" >>"$T/sp.appfail"; sleep 0.1; done) &
+		ap=$!
+		(while :; do
+			stat -f -c '%a %S' "$R" | awk -v a="$(stat -c %s "$R/app.log" 2>/dev/null || echo 0)" '{ print $1 * $2, a }' >>"$T/sp.samples"
+			sleep 0.1
+		done) &
+		sp=$!
+		end=$((SECONDS + 10))
+		while [ $SECONDS -lt $end ]; do
+			"$T/$RC" crash 2>/dev/null &
+			echo $! >>"$T/sp.pids"
+			sleep 0.05
+		done
+		sleep 2
+		kill $ap $sp; wait $ap $sp 2>/dev/null
+		kill -TERM $TPID; wait $TPID; TPID=
+		# free space (less what the appender took since the first sample)
+		over=$(awk -v f=$((5 << 20)) 'NR == 1 { a0 = $2 } $1 < f - ($2 - a0) - 16384 { print; exit }' "$T/sp.samples")
+		testing "spool=DIR, free=5m: $(grep -c . "$T/sp.samples") samples: free space never under 5 MiB" "" "$over"
+		testing "spool=DIR: the appender never failed (every 100 ms)" "" "$(head -3 "$T/sp.appfail")"
+		testing "spool=DIR: the file not tracer's stays" "not tracer's" "$(cat "$R/keep.txt" 2>&1)"
+		n=$(grep -c "dropped .*, the oldest" "$T/sp.err")
+		grep -q "for free= on spool=DIR's filesystem: dropped" "$T/sp.err" && pass "spool=DIR: the oldest go, said ($n: $(grep -m1 "for free= on spool" "$T/sp.err" | sed 's/^tracer: //'))" ||
+			fail "spool=DIR: the oldest go for free=, said" "$(grep push "$T/sp.err" | tail -3)"
+		# the newest waiting: the last dump's key, holding the last crash
+		f=$(ls "$R/spool" | grep '\.push$' | sort | tail -1) p=$(tail -1 "$T/sp.pids")
+		k=$(sed -n 's/.* to the push spool, as \([^ ,]*\),.*/\1/p' "$T/sp.err" | tail -1)
+		[ -n "$f" ] && [ -n "$k" ] && grep -aqF "$k" "$R/spool/$f" && perf script -i "$R/spool/$f" -F event,trace 2>/dev/null | grep -q "signal_generate:.*sig=11 .*pid=$p " &&
+			pass "spool=DIR: the newest waiting ($f, $(stat -c %s "$R/spool/$f") bytes) is the last dump ($k); perf decodes the last crash's SIGSEGV (pid $p)" ||
+			fail "spool=DIR: the newest waiting is the last dump, with the last crash (pid $p)" "$f: $(ls "$R/spool" | tr '\n' ' '); last key $k; $(tail -2 "$T/sp.err")"
+	else
+		fail "spool=DIR, free=5m: tracer starts" "$(cat "$T/sp.err")"
+	fi
 	# 5. bad values
 	for v in "room=12q" "files=x" "free=-1"; do
 		"$TRACER" "cpu-clock $v" >/dev/null 2>"$T/rv.err"; rc=$?

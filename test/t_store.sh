@@ -256,7 +256,8 @@ while IFS='|' read -r c w; do
 		fail "push: '${c:0:90}': exit 2, saying $w" "rc=$rc $(head -c 300 "$T/sbad.err")"
 done <<EOF
 push=http://127.0.0.1:1/bk?x=1|a bucket is
-push=http://@tracer$$/bk|not an IPv4 address
+push=http://@tracer$$/bk|HOST is letters, digits
+push=http://s3.tracer.test/bk via=@tracer$$|not an IPv4 address
 push=http://127.0.0.1:1/$(printf 'b%.0s' $(seq 63))/$(printf '\303\251%.0s' $(seq 50))|percent-encoded
 push=http://127.0.0.1:1/bk/a/../b|beginning with
 push=http://127.0.0.1:1/bk spool=$T/sp777|no sticky bit
