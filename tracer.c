@@ -39,10 +39,11 @@
 #include "hotplug.h"
 #include "dump.h"
 #include "zstd.h"
+#include "dur.h"
 
 static void trip_read(void);
 static u32 hit_pid[16];	/* per tripwire: who hit last */
-static int sigfd;
+static int sigfd, dfd = -1;	/* dfd: the duration tripwires' (dur.c) */
 
 /* Every way out: the tty as it was, no ftrace instance left behind,
  * push's last try. */
@@ -61,6 +62,8 @@ static void tidy(void)
 		push_end(sigfd);
 	if (CFG_FTRACE)
 		ft_end();
+	if (CFG_DURATION)
+		dur_end();	/* (after the instance that records its events) */
 }
 static int draining;
 static u64 deadline;	/* of the post-trigger dump */
@@ -141,15 +144,19 @@ static void trip_who(const struct rec_hdr *h, const struct event *e, const u32 *
 		memcpy(hit_comm, raw + off, 15), hit_comm[15] = 0;
 }
 
-/* n more hits of t; the last by pid */
-static void trip_hit(struct trip *t, u64 n, u32 pid)
+/* n more hits of t; the last by pid, or what a duration says (dw) */
+static void trip_hit(struct trip *t, u64 n, u32 pid, const char *dw)
 {
-	char *comm = hit_comm;
+	char *comm = hit_comm, by[96];
 	u64 now = now_us();
 
+	if (dw)
+		fmt(by, sizeof(by), "%s", dw);
+	else
+		fmt(by, sizeof(by), "by pid %u (%s)", pid, comm);
 	if (t->hits + n < (u64)t->count) {
 		t->hits += n;
-		msg("trip %s: hit %u of %u, by pid %u (%s)", t->what, t->hits, (unsigned)t->count, pid, comm);
+		msg("trip %s: hit %u of %u, %s", t->what, t->hits, (unsigned)t->count, by);
 		return;
 	}
 	t->hits = 0;
@@ -159,12 +166,12 @@ static void trip_hit(struct trip *t, u64 n, u32 pid)
 		/* a storm: said at 1, 2, 4, 8, ... */
 		t->held++;
 		if (!(t->held & (t->held - 1)))
-			msg("trip %s by pid %u (%s): within holdoff, not dumped (%u so far)",
-			    t->what, pid, comm, t->held);
+			msg(dw ? "trip %s: %s: within holdoff, not dumped (%u so far)" :
+			    "trip %s %s: within holdoff, not dumped (%u so far)", t->what, by, t->held);
 		return;
 	}
 	t->last = now;
-	fmt(reason, sizeof(reason), "trip %s by pid %u (%s)", t->what, pid, comm);
+	fmt(reason, sizeof(reason), dw ? "trip %s" : "trip %s %s", dw ? by : t->what, by);
 	if (t->after) {
 		msg("%s: dumping in %L ms", reason, (u64)t->after / 1000);
 		deadline = now + t->after;
@@ -198,10 +205,12 @@ static void trip_rec(const struct rec_hdr *h, void *ctx)
  * when a later record fits; the counter has every hit. */
 static void trip_read(void)
 {
+	char what[96];
 	int i, k;
 
 	for (i = 0; i < nring; i++)
-		ring_read(trings + i, trip_rec, 0);
+		if (trings[i].base)
+			ring_read(trings + i, trip_rec, 0);
 	for (k = 0; k < ntrip; k++) {
 		u64 n = 0, v;
 
@@ -217,8 +226,10 @@ static void trip_read(void)
 				}
 		}
 		if (n)
-			trip_hit(trips + k, n, hit_pid[k]);
+			trip_hit(trips + k, n, hit_pid[k], 0);
 	}
+	for (k = 0; CFG_DURATION && dfd >= 0 && dur_read(&i, what, sizeof(what)); )
+		trip_hit(trips + i, 1, 0, what);
 }
 
 /* ---- main ---- */
@@ -234,23 +245,25 @@ static const unsigned char endsig[] = {
 
 /* What the loop sleeps on: the signalfd, CPU hotplug, push's upload,
  * listen= and the connections that wait (PULL_PEND), a tty sink's
- * requests, the tripwire rings (from P_TTY + 1 to *nt), the tracking
- * rings (to the count returned). Again after a CPU came back, whose
+ * requests, the duration tripwires (P_DUR), the tripwire rings (to
+ * *nt), the tracking rings (to the count returned). Again after a CPU came back, whose
  * rings have new fds. */
 #define P_PUSH 2
 #define P_PULL 3
 #define P_TTY (P_PULL + 1 + PULL_PEND)
+#define P_DUR (P_TTY + 1)
 static int poll_fds(struct pollfd *p, int sfd, int hfd, int *nt)
 {
-	int i, n = P_TTY + 1;
+	int i, n = P_DUR + 1;
 
 	p[0].fd = sfd;
 	p[1].fd = hfd;
 	for (i = P_PUSH; i < P_TTY; i++)
 		p[i].fd = -1;
 	p[P_TTY].fd = CFG_SERIAL && sink_tty ? sink_fd : -1;
+	p[P_DUR].fd = dfd;
 	for (i = 0; ntrip && i < nring; i++)
-		p[n++].fd = trings[i].fd;
+		p[n++].fd = trings[i].base ? trings[i].fd : -1;	/* (none: durations only) */
 	*nt = n;
 	for (i = 0; i < nring; i++)
 		if (tfds[i] >= 0)
@@ -271,10 +284,10 @@ static void pull_serve(int c, const char *who, const struct pollfd *p, int nt)
 	int i, n = 1;
 
 	if (!y)
-		y = xmalloc((3 + nmax) * sizeof(*y));
+		y = xmalloc((4 + nmax) * sizeof(*y));
 	y[n++] = p[0];
 	y[n++] = p[P_TTY];
-	for (i = P_TTY + 1; i < nt; i++)
+	for (i = P_DUR; i < nt; i++)
 		y[n++] = p[i];
 	sink_yield(y, n, deadline);
 	fmt(why, sizeof(why), "pulled by %s", who);
@@ -302,7 +315,7 @@ static void stop_gather(int sfd)
  * connection or a rate-limited request is pending. */
 static int loop(int sfd)
 {
-	struct pollfd *p = xmalloc((P_TTY + 1 + (CFG_OLDKERNEL ? 3 : 2) * nmax) * sizeof(*p));
+	struct pollfd *p = xmalloc((P_DUR + 1 + (CFG_OLDKERNEL ? 3 : 2) * nmax) * sizeof(*p));
 	int i, nt, asked = 0, hfd = hotplug_fd(), n = poll_fds(p, sfd, hfd, &nt), pwait = -1;
 	char where[80] = "", ftw[CFG_OLDKERNEL ? 320 : 192] = "";
 	u64 req_rate = 0;
@@ -373,7 +386,7 @@ static int loop(int sfd)
 			else
 				p[P_TTY].fd = -1;	/* hung up: no more requests */
 		}
-		for (i = P_TTY + 1; i < nt; i++)
+		for (i = P_DUR; CFG_TRIPWIRE && i < nt; i++)
 			if (p[i].revents) {
 				trip_read();	/* all of them */
 				break;
@@ -423,9 +436,9 @@ static _Noreturn void usage(int code)
 "  SYS:NAME[/FILTER/]  tracepoint; NAME a glob (sched:*); FILTER in ftrace\n"
 "                      syntax: signal:signal_generate/sig==11/\n"
 "  EVENT[@HZ|%N]       cpu-clock@99 page-faults%100 cycles ... (clocks @99)\n"
-"  trip=EVENT[/FILTER/][,count=N][,after=T][,holdoff=T]  dump when it hits;\n"
-"    presets segv oom oops exit; count= after= holdoff= set defaults (1 0 1s)\n"
-"  buf=SIZE  per-CPU ring (128k)    cpus=LIST  0,2-3 (default: all online)\n"
+"  trip=EVENT[/F/][,count=N][,after=T][,holdoff=T] dump when it hits; presets\n"
+"    segv oom oops exit, wakeup|syscall|irq|blocked[/F/]>T; alone count= after=\n"
+"  holdoff= set defaults (1 0 1s)  buf=SIZE ring/CPU (128k)  cpus=LIST  0,2-3\n"
 "  stack     kernel callchains      out=PATH   as -o     baud=N  a tty's speed\n"
 "  dumps=N   exit after N dumps     procs=N    processes kept (" S(PROCS_DEFAULT) "; 0: off)\n"
 "  full|lean perf's layout  engine=perf|ftrace tracepoints'  frame=text  zstd\n"
@@ -436,7 +449,7 @@ static _Noreturn void usage(int code)
 	static const char push[] =
 "  push=http://HOST:PORT/BUCKET/PREFIX s3key=FILE region=R spool=N|SIZE|DIR\n"
 "           every dump also into S3-compatible storage (SigV4)\n"
-"  via=IP:PORT  connect there (stunnel), sign for HOST  style=virtual  BUCKET.HOST\n";
+"  via=IP:PORT connect there (stunnel), sign for HOST; style=virtual BUCKET.HOST\n";
 
 	write(code ? 2 : 1, head, sizeof(head) - 1);
 	if (CFG_FRAME || CFG_PRINT)
@@ -660,6 +673,8 @@ static void record_setup(int argc, char **argv, const struct opts *o)
 	if (CFG_PUSH)
 		push_init();
 	dump_init();
+	if (CFG_DURATION)
+		dfd = dur_arm();
 	if (CFG_ZSTD && cfg_zstd)
 		zstd_init();
 	if (!sysfs_cpus("/sys/devices/system/cpu/possible", possible))

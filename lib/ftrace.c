@@ -133,23 +133,18 @@ void ft_end(void)
 		msg("%s: can't remove it:", ft_path(0));
 }
 
-/* Ours: an instance named tracer.* whose directory bears our mark, its
- * mtime 1970-01-01 00:00:00.747261636 (no one else stamps that), set
- * once we hold the instance open. While a tracer holds it, the kernel
- * refuses its rmdir (EBUSY); so one of ours that goes was left by a
- * tracer that was killed, whatever its pid is now, in any pid
- * namespace. Another's instance, marked or not, is never touched. */
-#define MARK 747261636
-
+/* Ours: an instance named tracer.* whose directory bears our mark
+ * (inst_marked), set once we hold the instance open. While a tracer
+ * holds it, the kernel refuses its rmdir (EBUSY); so one of ours that
+ * goes was left by a tracer that was killed, whatever its pid is now,
+ * in any pid namespace. Another's instance, marked or not, is never
+ * touched. (A duration tripwires' instance, tracer.PID.dN, is dur.c's.) */
 static void stale(const char *name, void *ctx)
 {
-	u64 sx[32];	/* struct statx: stx_mtime at 112 (u64 s, u32 ns) */
 	char p[300];
-	u32 ns;
 
 	fmt(p, sizeof(p), "%s/instances/%s", tracefs, name);
-	if (!strncmp(name, "tracer.", 7) && !syscall(SYS_statx, (long)AT_FDCWD, p, 0L, 0x40L /* MTIME */, sx) &&
-	    !sx[14] && (memcpy(&ns, sx + 15, 4), ns == MARK) && !RMDIR(p))
+	if (!strncmp(name, "tracer.", 7) && inst_marked(p) && !RMDIR(p))
 		msg("removed instances/%s: its tracer was killed", name);
 }
 
@@ -158,8 +153,6 @@ static void stale(const char *name, void *ctx)
  * open (on_fd), then marked ours. */
 static int make(void)
 {
-	/* atime, mtime: the syscall's timespecs are two longs */
-	static const long mark[4] = { 0, MARK, 0, MARK };
 	char p[300];
 	int i;
 
@@ -176,7 +169,7 @@ static int make(void)
 	if ((on_fd = open(ft_path("tracing_on"), O_WRONLY | O_CLOEXEC)) < 0)
 		return -1;
 	/* unmarked, it still records; only a SIGKILL would leave it */
-	syscall(SYS_utimensat, (long)AT_FDCWD, ft_path(0), mark, 0L);
+	inst_mark(ft_path(0));
 	return 0;
 }
 

@@ -586,3 +586,25 @@ int sysfs_cpus(const char *path, u64 *set)
 	b[n] = 0;
 	return cpulist(b, set);
 }
+
+/* An ftrace instance of tracer's: its directory's mtime is 1970-01-01
+ * 00:00:00.747261636 (no one else stamps that), set once it is held
+ * open; so one that is marked and can go was left by a killed tracer. */
+#define MARK 747261636
+
+int inst_marked(const char *path)
+{
+	u64 sx[32];	/* struct statx: stx_mtime at 112 (u64 s, u32 ns) */
+	u32 ns;
+
+	return !syscall(SYS_statx, (long)AT_FDCWD, path, 0L, 0x40L /* MTIME */, sx) && !sx[14] &&
+	       (memcpy(&ns, sx + 15, 4), ns == MARK);
+}
+
+void inst_mark(const char *path)
+{
+	/* atime, mtime: the syscall's timespecs are two longs */
+	static const long mark[4] = { 0, MARK, 0, MARK };
+
+	syscall(SYS_utimensat, (long)AT_FDCWD, path, mark, 0L);
+}

@@ -63,5 +63,7 @@ int is_tty(int fd);		/* isatty */
 int pid_ns(void);		/* we run in a pid namespace */
 unsigned fd_mode(int fd);	/* S_IFREG, S_IFCHR, ...; 0: not open */
 unsigned path_mode(const char *path);	/* or 0 */
+int inst_marked(const char *path);	/* a tracefs instance of tracer's */
+void inst_mark(const char *path);
 
 #endif

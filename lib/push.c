@@ -31,6 +31,7 @@
 #include "sha.h"
 #include "s3.h"
 #include "push.h"
+#include "pushcfg.h"
 #include "room.h"
 
 #ifndef VERSION
@@ -46,15 +47,6 @@
 #define TRY_RATE 512
 #define ANSWER_S 30
 
-char *cfg_push;
-static char *s3key, *region = "us-east-1", *spool_dir;
-static long spool_max = 8;
-static u64 spool_bytes = 32 << 20;
-static char host[128], *bucket, *prefix = "", *via;	/* host: signed for; via: connected to */
-static char who[200];	/* host, and via= (for what is said) */
-static int vhost;	/* style=virtual: the bucket is host's first label */
-static u64 sa[16];		/* the store's address (pull_addr's) */
-static unsigned salen;
 static char board[65], bkey[65], boot[40], krel[65], mach[65];	/* bkey: the board in keys */
 
 struct item {
@@ -85,239 +77,6 @@ static long long off;		/* s: a test's wrong clock (TRACER_CLOCK) */
 static long long wall(void)
 {
 	return clock_ns(CLOCK_REALTIME) / 1000000000 + off;
-}
-
-/* ---- the config ---- */
-
-/* host[:port] from /etc/hosts or as an address, into sa */
-static const char *resolve(const char *h, const char *port)
-{
-	static char b[8192];
-	char ip[40], spec[64], *p, *nl;
-	long n;
-
-	/* TCP only: pull_addr's "@NAME" is an abstract socket, which any
-	 * local process may bind and so be handed the signed PUT */
-	fmt(spec, sizeof(spec), "%s:%s", h, port);
-	if (*h != '@' && !pull_addr(spec, sa, &salen))
-		return 0;
-	n = readfile("/etc/hosts", b, sizeof(b) - 1);
-	b[n > 0 ? n : 0] = 0;
-	for (p = b; *p; p = nl + !!*nl) {
-		char *w, *e;
-
-		nl = p + span(p, "\n", 0);
-		e = p + span(p, "#\n", 0);
-		w = p + span(p, " \t", 1);
-		n = span(w, " \t#\n", 0);
-		if (w >= e || (size_t)n >= sizeof(ip))
-			continue;
-		memcpy(ip, w, n), ip[n] = 0;
-		for (w += n; w < e; w += n) {
-			w += span(w, " \t", 1);
-			n = span(w, " \t#\n", 0);
-			if (n && (size_t)n == strlen(h) && !memcmp(w, h, n)) {
-				fmt(spec, sizeof(spec), "%s:%s", ip, port);
-				if (*ip != '@' && !pull_addr(spec, sa, &salen))
-					return 0;
-			}
-		}
-	}
-	return "not an IPv4 address, nor a name /etc/hosts gives one (no DNS here)";
-}
-
-/* ADDR[:PORT] (80 by default) into sa */
-static const char *addr(const char *a)
-{
-	char hn[128];
-	size_t n = span(a, ":", 0);
-
-	if (n >= sizeof(hn))
-		return "an address of at most 127 bytes";
-	memcpy(hn, a, n), hn[n] = 0;
-	return resolve(hn, a[n] ? a + n + 1 : "80");
-}
-
-#define URL "push=http://HOST[:PORT]/BUCKET[/PREFIX], or with style=virtual http://BUCKET.HOST[:PORT][/PREFIX]"
-
-/* push=, with style= known: host, bucket (path style), prefix */
-static const char *url(char *v)
-{
-	char *h, *p, *c, b[104];
-
-	if (!strncmp(v, "https://", 8))
-		return "no TLS in tracer: push=http://HOST/... via=ADDR:PORT, a TLS terminator such as stunnel (doc/push.md)";
-	if (strncmp(v, "http://", 7))
-		return URL;
-	h = v + 7;
-	p = h + span(h, "/", 0);
-	if (p == h || p - h >= (long)sizeof(host))
-		return URL ": a host of 1 to 127 bytes";
-	memcpy(host, h, p - h);
-	host[p - h] = 0;
-	/* The Host header as it is signed: a name, and a port */
-	c = host + span(host, "abcdefghijklmnopqrstuvwxyz0123456789.-ABCDEFGHIJKLMNOPQRSTUVWXYZ", 1);
-	if (*c && (*c != ':' || !c[1] || c[1 + span(c + 1, "0123456789", 1)] || c == host))
-		return URL ": HOST is letters, digits, '.' and '-', then :PORT";
-	bucket = xstrdup(*p ? p + 1 : p);
-	if (vhost) {	/* the path is the prefix */
-		prefix = bucket, bucket = 0;
-	} else if (!*bucket || *bucket == '/') {
-		return URL ": a bucket is needed";
-	} else if ((c = xstrchr(bucket, '/'))) {
-		*c++ = 0;
-		prefix = c;
-	}
-	for (c = prefix + strlen(prefix); c > prefix && c[-1] == '/'; )
-		*--c = 0;
-	/* The bucket goes into the path as it is: S3's names only (no '?',
-	 * '%' or '#' that would make another request). The prefix as the
-	 * signed path has it, percent-encoded: room for the rest of the key
-	 * in path[] (start()) whatever its bytes. */
-	c = bucket ? bucket + span(bucket, "abcdefghijklmnopqrstuvwxyz0123456789.-_ABCDEFGHIJKLMNOPQRSTUVWXYZ", 1) : "";
-	if (*c || (bucket && strlen(bucket) > 63))
-		return "a bucket is 1 to 63 letters, digits, '.', '-' or '_'";
-	if (*prefix == '.' || xstrstr(prefix, "//") || xstrstr(prefix, "/.") || (*prefix && !s3_uri(b, 101, prefix)))
-		return "a prefix of at most 100 bytes once percent-encoded (3 for a byte not A-Z a-z 0-9 - . _ ~ /), "
-		       "no segment empty or beginning with '.'";
-	return 0;
-}
-
-static char *ptok, *vtok;	/* push='s and via='s tokens */
-
-const char *push_cfg(char **tok)
-{
-	const char *why;
-
-	if (!cfg_push)
-		return 0;
-	*tok = ptok;
-	if ((why = url(cfg_push)))
-		return why;
-	fmt(who, sizeof(who), via ? "%s via %s" : "%s", host, via);
-	if (via)
-		return (why = addr(via)) ? *tok = vtok, why : 0;
-	return addr(host) ? "HOST is not an IPv4 address, nor a name /etc/hosts gives one (no DNS here; "
-			    "via=ADDR:PORT connects there and signs for HOST)" : 0;
-}
-
-static int keys;	/* s3key= region= spool= via= style= given */
-
-int push_key(const char *key, char *val, const char **why)
-{
-	*why = 0;
-	keys += !!strcmp(key, "push");
-	if (!strcmp(key, "push")) {
-		if (cfg_push)
-			*why = "given twice: each key once";
-		cfg_push = val, ptok = val - 5;
-	} else if (!strcmp(key, "via")) {
-		if (via)
-			*why = "given twice: each key once";
-		else if (!*val)
-			*why = "via=ADDR[:PORT]: where to connect (a TLS terminator), signing for push='s HOST";
-		via = val, vtok = val - 4;
-	} else if (!strcmp(key, "style")) {
-		vhost = !strcmp(val, "virtual");
-		if (!vhost && strcmp(val, "path"))
-			*why = "style=path (http://HOST/BUCKET/PREFIX) or style=virtual (http://BUCKET.HOST/PREFIX)";
-	} else if (!strcmp(key, "s3key")) {
-		s3key = val;
-	} else if (!strcmp(key, "region")) {
-		if (!*val || strlen(val) > 32 || val[span(val, "abcdefghijklmnopqrstuvwxyz0123456789-", 1)])
-			*why = "region=NAME: us-east-1, eu-central-1, ...";
-		region = val;
-	} else if (!strcmp(key, "spool")) {
-		if (*val == '/') {
-			spool_dir = val;
-			if (strlen(val) > 200)
-				*why = "spool=DIR: a path of at most 200 bytes";
-		} else {
-			u64 v = num(val, 1);
-
-			if (val[span(val, "0123456789", 1)])	/* a size */
-				spool_bytes = v, *why = v < 4096 ? "spool=SIZE: 4k or more" : 0;
-			else
-				spool_max = v, *why = v < 1 || v > 1024 ? "spool=N: 1 to 1024 dumps" : 0;
-		}
-	} else {
-		return 0;
-	}
-	return 1;
-}
-
-/* s3key= whole into b (KEY_FILE bytes at most), NUL-ended; 0, or why
- * not. Only tracer's user may use it: a key others may read or replace
- * is no secret. */
-#define KEY_FILE 8192
-static const char *cred_read(char *b)
-{
-	/* O_NONBLOCK: a FIFO would wait for a writer; it is refused below */
-	int fd = open(s3key, O_RDONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
-	const char *why = 0;
-	struct stat st;
-	long n = 0, r = 1;
-
-	if (fd < 0)
-		return "can't open s3key=";
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode))
-		why = "s3key= is no regular file";
-	else if (st.st_mode & 077)
-		why = "group or others may read or write s3key= (chmod 600 it)";
-	else if (st.st_uid != geteuid())
-		why = "s3key= belongs to another user (chown it to tracer's)";
-	while (!why && n <= KEY_FILE && (r = read(fd, b + n, KEY_FILE + 1 - n)) > 0)
-		n += r;
-	close(fd);
-	b[n > KEY_FILE ? 0 : n] = 0;
-	return why ? why : r < 0 ? "can't read s3key=" : n > KEY_FILE ? "s3key= is over 8 KiB" : 0;
-}
-
-/* The secret and its id from s3key=FILE (the AWS shared credentials
- * file, [default]); 0, or why not. The copy of the file is wiped here,
- * id and sec by the caller once signed. */
-static const char *cred(char *id, char *sec)
-{
-	char b[KEY_FILE + 2], *p, *nl;
-	const char *why = cred_read(b);
-	int in = 0;
-
-	*id = *sec = 0;
-	for (p = b; !why && *p; p = nl + !!*nl) {
-		char *k, *v, *e;
-		size_t kn;
-
-		nl = p + span(p, "\n", 0);
-		k = p + span(p, " \t", 1);
-		if (*k == '[') {
-			in = !strncmp(k, "[default]", 9);
-			continue;
-		}
-		kn = span(k, " \t=\n\r", 0);
-		v = k + kn + span(k + kn, " \t", 1);
-		if (!in || *v != '=')
-			continue;
-		v += 1 + span(v + 1, " \t", 1);
-		for (e = nl; e > v && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r'); e--)
-			;
-		/* a token would need x-amz-security-token, which tracer does
-		 * not send: said, rather than a refused signature */
-		if (kn == 17 && !strncmp(k, "aws_session_token", 17))
-			why = "aws_session_token in s3key=: no temporary credentials (a key of the board's own)";
-		else if (!(kn == 17 && !strncmp(k, "aws_access_key_id", 17)) && !(kn == 21 && !strncmp(k, "aws_secret_access_key", 21)))
-			continue;
-		else if (e - v > 127)
-			why = k[4] == 's' ? "aws_secret_access_key in s3key= is over 127 bytes" :
-			      "aws_access_key_id in s3key= is over 127 bytes";
-		else if (k[4] == 'a')
-			memcpy(id, v, e - v), id[e - v] = 0;
-		else
-			memcpy(sec, v, e - v), sec[e - v] = 0;
-	}
-	s3_wipe(b, sizeof(b));
-	if (!why && (!*id || !*sec))
-		why = "s3key= needs [default] with aws_access_key_id = and aws_secret_access_key =";
-	return why;
 }
 
 /* ---- the spool ---- */
@@ -353,7 +112,7 @@ static void make_room(u64 size, int more)
 {
 	char w[64];
 
-	while (nq > !more && (nq + more > spool_max || qbytes + size > spool_bytes)) {
+	while (nq > !more && (nq + more > pc_spool_max || qbytes + size > pc_spool_bytes)) {
 		fmt(w, sizeof(w), "the spool is full (%d dumps, %L bytes)", nq, qbytes);
 		drop_oldest(w);
 	}
@@ -364,7 +123,7 @@ int push_room(int fd, u64 size, u64 about, int dump)
 	struct stat st;
 	u64 avail, res, had, rest;
 
-	if (!spool_dir || fstat(fd, &st))
+	if (!pc_spool_dir || fstat(fd, &st))
 		return 0;
 	had = (u64)st.st_size < size ? (u64)st.st_size : size;
 	rest = about > had ? about - had : size - had;	/* what it will still take */
@@ -388,7 +147,7 @@ int push_room(int fd, u64 size, u64 about, int dump)
 static const char *trailer_ok(const char *t, size_t n)
 {
 	const char *p = t + span(t, "\n", 0), *e = t + n, *c;
-	size_t pn = strlen(prefix);
+	size_t pn = strlen(pc_prefix);
 	int k;
 
 	if (strlen(t) != n || p == t || p + 66 > e || p[65] != '\n' || span(p + 1, "0123456789abcdef", 1) != 64 ||
@@ -402,7 +161,7 @@ static const char *trailer_ok(const char *t, size_t n)
 	for (c = t; *c != '\n'; c++)
 		if (*c == '/' && (c[1] == '/' || c[1] == '.' || c[1] == '\n'))
 			break;
-	if (*c != '\n' || *t == '/' || *t == '.' || (pn && (strncmp(t, prefix, pn) || t[pn] != '/')))
+	if (*c != '\n' || *t == '/' || *t == '.' || (pn && (strncmp(t, pc_prefix, pn) || t[pn] != '/')))
 		return "its key is not one of push='s prefix";
 	return 0;
 }
@@ -436,7 +195,7 @@ static void spool_one(const char *name, void *ctx)
 	const char *why = "not tracer's own file (a regular file of its user, mode 600)";
 	long pid;
 
-	fmt(it.file, sizeof(it.file), "%s/%s", spool_dir, name);
+	fmt(it.file, sizeof(it.file), "%s/%s", pc_spool_dir, name);
 	if (n > 4 && !strcmp(name + n - 4, ".tmp")) {
 		/* a dump cut short by a kill: its tracer is gone */
 		pid = xtou(name, 0, 10);
@@ -491,14 +250,14 @@ static void spool_check(void)
 {
 	struct stat st;
 
-	if (lstat(spool_dir, &st) || !S_ISDIR(st.st_mode) || access(spool_dir, W_OK))
-		die(2, "config: spool=%s: not a directory tracer may write", spool_dir);
+	if (lstat(pc_spool_dir, &st) || !S_ISDIR(st.st_mode) || access(pc_spool_dir, W_OK))
+		die(2, "config: spool=%s: not a directory tracer may write", pc_spool_dir);
 	if (st.st_uid && st.st_uid != geteuid())
-		die(2, "config: spool=%s: another user's directory (uid %u): one of root's or tracer's own", spool_dir,
+		die(2, "config: spool=%s: another user's directory (uid %u): one of root's or tracer's own", pc_spool_dir,
 		    (unsigned)st.st_uid);
 	if (st.st_mode & 022 && !(st.st_mode & S_ISVTX))
 		die(2, "config: spool=%s: others may write it, and no sticky bit keeps them from tracer's files (chmod 700 it)",
-		    spool_dir);
+		    pc_spool_dir);
 }
 
 void push_init(void)
@@ -513,16 +272,16 @@ void push_init(void)
 	if (CFG_TESTHOOKS && (why = hook("TRACER_CLOCK")))
 		off = *why == '-' ? -(long long)xtou(why + 1, 0, 10) : (long long)xtou(why, 0, 10);
 	if (!cfg_push) {
-		if (keys)
+		if (pc_keys)
 			die(2, "config: s3key=, region=, spool=, via= and style= go with push=");
 		return;
 	}
-	if (!s3key)
+	if (!pc_s3key)
 		die(2, "config: push= needs s3key=FILE (the AWS credentials file format, mode 600)");
-	why = cred(id, sec);
+	why = push_cred(id, sec);
 	s3_wipe(sec, sizeof(sec));
 	if (why)
-		die(2, "config: %s: %s", s3key, why);
+		die(2, "config: %s: %s", pc_s3key, why);
 	uname(&u);
 	/* The node name as a header's value: as SigV4 trims it; in the key
 	 * only what needs no encoding, never a '/' nor a leading '.' (no
@@ -538,12 +297,12 @@ void push_init(void)
 	boot[n == 37 ? 36 : 0] = 0;
 	if (!*boot)
 		memcpy(boot, "no-boot-id", 11);
-	q = xmalloc((spool_max + 1) * sizeof(*q));
-	if (spool_dir) {
+	q = xmalloc((pc_spool_max + 1) * sizeof(*q));
+	if (pc_spool_dir) {
 		spool_check();
-		dir_each(spool_dir, spool_one, 0);
+		dir_each(pc_spool_dir, spool_one, 0);
 		if (nq)
-			msg("push: %d dumps of %L bytes in %s wait to be sent", nq, qbytes, spool_dir);
+			msg("push: %d dumps of %L bytes in %s wait to be sent", nq, qbytes, pc_spool_dir);
 	}
 }
 
@@ -572,23 +331,23 @@ int push_open(char *name, size_t n, const char *why)
 		slug[i] = r[i] == '.' || r[i] == '_' || (unsigned)((r[i] | 32) - 'a') < 26 || (unsigned)(r[i] - '0') < 10 ? r[i] : '-';
 	slug[i] = 0;
 	/* key and reason now; push_add puts the rest after them */
-	fmt(it->t, TRAIL, "%s%s%s/%s/%s-%s.data\n%s\n", prefix, *prefix ? "/" : "", bkey, boot,
+	fmt(it->t, TRAIL, "%s%s%s/%s/%s-%s.data\n%s\n", pc_prefix, *pc_prefix ? "/" : "", bkey, boot,
 	    pad(ms, seqms, 12), slug, r);
 	*it->file = 0;
-	if (spool_dir) {
+	if (pc_spool_dir) {
 		/* a new file, never one another user planted under the name
 		 * (a link to a file of root's, a file others may read); a
 		 * name our pid left in another boot goes first. No leading
 		 * dot: the next start's walk sees, and removes, a dump cut
 		 * short by a kill. */
-		fmt(it->file, sizeof(it->file), "%s/%u.tmp", spool_dir, (unsigned)getpid());
+		fmt(it->file, sizeof(it->file), "%s/%u.tmp", pc_spool_dir, (unsigned)getpid());
 		unlink(it->file);
 		fd = open(it->file, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	} else {
 		fd = memfd_create("tracer-push", MFD_CLOEXEC);
 	}
 	if (fd < 0) {
-		msg(spool_dir ? "push: %s:" : "push: no memfd (Linux 3.17+; spool=DIR works without):", it->file);
+		msg(pc_spool_dir ? "push: %s:" : "push: no memfd (Linux 3.17+; spool=DIR works without):", it->file);
 		return -1;
 	}
 	fmt(name, n, "the push spool, as %s", it->t);
@@ -629,11 +388,11 @@ int push_add(int fd, int err, u64 size)
 		err = errno ? errno : EIO;
 	/* whole now: under its name, the next of the spool's, never over
 	 * another (link, not rename) */
-	while (!err && spool_dir) {
+	while (!err && pc_spool_dir) {
 		char tmp[256];
 
 		fmt(tmp, sizeof(tmp), "%s", it->file);
-		fmt(it->file, sizeof(it->file), "%s/%s.push", spool_dir, pad(f, fseq++, 12));
+		fmt(it->file, sizeof(it->file), "%s/%s.push", pc_spool_dir, pad(f, fseq++, 12));
 		if (!link(tmp, it->file)) {
 			unlink(tmp);
 			break;
@@ -643,7 +402,7 @@ int push_add(int fd, int err, u64 size)
 		memcpy(it->file, tmp, sizeof(tmp));
 	}
 	if (err) {
-		if (spool_dir)
+		if (pc_spool_dir)
 			unlink(it->file);
 		close(fd);
 		return err;
@@ -682,9 +441,9 @@ static void retry(const char *why, int err)
 	if (up.tries & (up.tries - 1))
 		return;
 	if (why)
-		msg("push: %s: %s; %d dumps wait, again in %u s (try %d)", who, why, nq, backoff, up.tries);
+		msg("push: %s: %s; %d dumps wait, again in %u s (try %d)", pc_who, why, nq, backoff, up.tries);
 	else
-		msg("push: %s: %d dumps wait, again in %u s (try %d):", who, nq, backoff, up.tries);
+		msg("push: %s: %d dumps wait, again in %u s (try %d):", pc_who, nq, backoff, up.tries);
 }
 
 static void start(void)
@@ -695,9 +454,9 @@ static void start(void)
 	int i;
 	struct s3req r;
 
-	if ((why = cred(id, sec))) {
+	if ((why = push_cred(id, sec))) {
 		s3_wipe(sec, sizeof(sec));
-		msg("push: %s: %s; %d dumps kept, sent after the next dump", s3key, why, nq);
+		msg("push: %s: %s; %d dumps kept, sent after the next dump", pc_s3key, why, nq);
 		paused = 1;
 		return;
 	}
@@ -710,10 +469,10 @@ static void start(void)
 		hd[i] = p;
 	hd[i] = 0;
 	s3_amzdate(date, wall() + skew);
-	fmt(path, sizeof(path), bucket ? "/%s/" : "/", bucket);
+	fmt(path, sizeof(path), pc_bucket ? "/%s/" : "/", pc_bucket);
 	if (!s3_uri(path + strlen(path), sizeof(path) - strlen(path), key))
 		path[0] = 0;
-	r = (struct s3req){ "PUT", host, path, "", date, region, "s3", id, sec, sha, hd, 0 };
+	r = (struct s3req){ "PUT", pc_host, path, "", date, pc_region, "s3", id, sec, sha, hd, 0 };
 	i = path[0] && s3_auth(&r, auth, sizeof(auth));
 	s3_wipe(sec, sizeof(sec));
 	if (!i) {
@@ -722,7 +481,7 @@ static void start(void)
 		return;
 	}
 	fmt(up.h, sizeof(up.h), "PUT %s HTTP/1.1\r\nHost: %s\r\nContent-Length: %L\r\nx-amz-content-sha256: %s\r\n"
-	    "x-amz-date: %s\r\n", path, host, q->size, sha, date);
+	    "x-amz-date: %s\r\n", path, pc_host, q->size, sha, date);
 	for (i = 0; hd[i]; i++) {
 		char *c = xstrchr(hd[i], ':');
 
@@ -737,7 +496,7 @@ static void start(void)
 	up.lim = up.t0 + (TRY_S + q->size / TRY_RATE) * 1000000ULL;
 	up.tries++;
 	up.fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	if (up.fd < 0 || (connect(up.fd, (void *)sa, salen) && errno != EINPROGRESS)) {
+	if (up.fd < 0 || (connect(up.fd, (void *)pc_sa, pc_salen) && errno != EINPROGRESS)) {
 		retry(0, errno);
 		return;
 	}
@@ -752,7 +511,7 @@ static void refused_one(int st, const char *code)
 
 	fmt(k, sizeof(k), "%s", q->t);
 	k[span(k, "\n", 0)] = 0;
-	msg("push: %s refused %s for good: HTTP %d %s; dropped (%L so far), the next goes on", who, k, st, code, ++dropped);
+	msg("push: %s refused %s for good: HTTP %d %s; dropped (%L so far), the next goes on", pc_who, k, st, code, ++dropped);
 	up_close();
 	item_free(q);
 	backoff = up.tries = 0;
@@ -801,7 +560,7 @@ static void answer(void)
 		refused_one(st, *code ? code : "(no S3 error code)");
 	} else if (st / 100 == 3 || (st / 100 == 4 && st != 408 && strcmp(code, "RequestTimeout"))) {
 		msg("push: %s refused it: HTTP %d %s; %d dumps kept, tried again after the next dump",
-		    who, st, *code ? code : st / 100 == 3 ? "(a redirect: push= names the store itself)" : "(no S3 error code)", nq);
+		    pc_who, st, *code ? code : st / 100 == 3 ? "(a redirect: push= names the store itself)" : "(no S3 error code)", nq);
 		up_close();
 		paused = 1;
 		up.tries = 0;
@@ -952,13 +711,13 @@ void push_end(int sfd)
 		push_step(p);
 	}
 	if (nq)
-		msg(spool_dir ? "push: %d dumps not sent stay in %s for the next start" :
-		    "push: %d dumps not sent are lost (spool=DIR keeps them)", nq, spool_dir);
+		msg(pc_spool_dir ? "push: %d dumps not sent stay in %s for the next start" :
+		    "push: %d dumps not sent are lost (spool=DIR keeps them)", nq, pc_spool_dir);
 }
 
 /* The descriptors push may keep at once: a dump each of the spool, the
  * one being made, the upload's connection (the fd check counts them). */
 int push_nfd(void)
 {
-	return cfg_push ? spool_max + 2 : 0;
+	return cfg_push ? pc_spool_max + 2 : 0;
 }

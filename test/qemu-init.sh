@@ -426,6 +426,90 @@ if [ -z "${ONLY##*n*}" ]; then
 	rm -f /run/n.data
 fi
 
+# w: duration tripwires, computed by the kernel (hist triggers and
+# synthetic events: CONFIG_HIST_TRIGGERS, CONFIG_SYNTH_EVENTS, 4.17+;
+# without them tracer exits 2 and says so). T = 50 ms; the injected
+# delays 200 ms (fires) and 10 ms (must not): TCG's wake-up jitter of an
+# RT task stays far below 50 ms. Beside: another user's synthetic event
+# and hist triggers (the top instance), a second tracer, a SIGKILL and
+# the next start's clean-up.
+if [ -z "${ONLY##*w*}" ]; then
+	TFS=/sys/kernel/tracing
+	mount -t tracefs nodev $TFS 2>/dev/null
+	cp /bin/wk_hot /run/wk_late; cp /bin/wk_hot /run/wk_pipe
+	WCFG='sched:sched_switch sched:sched_waking trip=wakeup/comm=="wk_late"/>50ms trip=syscall/comm=="wk_pipe"/>50ms buf=1m'
+	wleft() { echo "$(ls $TFS/instances | grep -c '^tracer') instances, $(grep -c '^tr_dur_' $TFS/synthetic_events) synthetic events"; }
+	if [ ! -e $TFS/synthetic_events ]; then
+		/bin/tracer -o /run/w.data "$WCFG" 2>/run/w.err
+		say "w: no synthetic events: tracer exit=$?"
+		sed "s/^/QT w err: /" /run/w.err
+	else
+		echo 'other_lat u64 lat; pid_t pid' >>$TFS/synthetic_events
+		echo 'hist:keys=pid:ots=common_timestamp.usecs' >>$TFS/events/sched/sched_waking/trigger
+		echo 'hist:keys=next_pid:olat=common_timestamp.usecs-$ots:onmatch(sched.sched_waking).other_lat($olat,next_pid)' \
+			>>$TFS/events/sched/sched_switch/trigger
+		echo 'hist:keys=pid' >>$TFS/events/synthetic/other_lat/trigger
+		/bin/tracer -o /run/w.data "$WCFG" 2>/run/w.err &
+		tp=$!
+		/bin/tracer -o /dev/null 'trip=wakeup>1s trip=syscall>100s' 2>/run/wb.err &
+		tb=$!
+		if wait_for /run/w.err "recording" 60 $tp && wait_for /run/wb.err "recording" 60 $tb; then
+			/run/wk_late late 10
+			/run/wk_pipe piperead 10
+			usleep 500000
+			say "w: short: $(grep -c 'dump [0-9]* (' /run/w.err) dumps"
+			/run/wk_late late 200 &
+			lp=$!
+			wait $lp
+			wait_for /run/w.err "dump 1 (" $DUMP_WAIT $tp
+			/run/wk_pipe piperead 300 &
+			pp=$!
+			wait $pp
+			wait_for /run/w.err "dump 2 (" $DUMP_WAIT $tp
+			say "w: late pid $lp, pipe pid $pp"
+			stop_tp w $tp >/dev/null
+			stop_tp wb $tb >/dev/null
+		else
+			kill -9 $tp $tb 2>/dev/null
+		fi
+		sed "s/^/QT w err: /" /run/w.err
+		sed "s/^/QT wb err: /" /run/wb.err
+		say "w: left: $(wleft)"
+		# idle: armed, under a load of wakeups and syscalls that stays
+		# below both thresholds (60 s on x86_64, 20 s elsewhere)
+		secs=20; [ "$(uname -m)" = x86_64 ] && secs=60
+		/bin/tracer -o /dev/null 'trip=wakeup>1s trip=syscall>1s' 2>/run/wi.err &
+		tp=$!
+		if wait_for /run/wi.err "recording" 60 $tp; then
+			sleep 1
+			a=$(awk '/^voluntary_ctxt_switches/ { print $2 }' /proc/$tp/status)
+			i=0
+			while [ $i -lt $((secs * 10)) ]; do usleep 100000; /bin/wk_hot sys 1; i=$((i + 1)); done
+			b=$(awk '/^voluntary_ctxt_switches/ { print $2 }' /proc/$tp/status)
+			say "w: idle: wake-ups=$((b - a)) in $secs s"
+			stop_tp wi $tp >/dev/null
+		else
+			kill -9 $tp 2>/dev/null
+		fi
+		sed "s/^/QT wi err: /" /run/wi.err
+		/bin/tracer -o /dev/null 'trip=wakeup>1s' 2>/run/wk.err &
+		tp=$!
+		wait_for /run/wk.err "recording" 60 $tp && kill -9 $tp
+		wait $tp 2>/dev/null
+		say "w: killed: $(wleft)"
+		/bin/tracer -o /dev/null 'trip=syscall>1s' 2>/run/wn.err &
+		tp=$!
+		wait_for /run/wn.err "recording" 60 $tp
+		kill -TERM $tp
+		wait $tp
+		sed "s/^/QT wn err: /" /run/wn.err
+		say "w: after: $(wleft)"
+		h0=$(sed -n 's/^ *Hits: //p' $TFS/events/synthetic/other_lat/hist)
+		/bin/wk_hot sleep 10 sleep 10
+		say "w: other: $(grep -c '^other_lat' $TFS/synthetic_events) event, hits $h0 then $(sed -n 's/^ *Hits: //p' $TFS/events/synthetic/other_lat/hist)"
+	fi
+fi
+
 # d: what used to break, each in a few seconds. The guest booted with
 # maxcpus=2 where it has more (a, b and c as on two CPUs): the others
 # come online first. The dumps go to files on /run, carried to the host
@@ -610,7 +694,7 @@ if [ -z "${ONLY##*d*}" ]; then
 
 	# the dump files to the host: one tar through nc (the host connects
 	# when it sees "serving")
-	(cd /run && tar c d.data* d2.data* pr-* pl.data $(ls o.data g.data fw.data* 2>/dev/null)) | nc -l -p 9000 &
+	(cd /run && tar c d.data* d2.data* pr-* pl.data $(ls o.data g.data fw.data* w.data* 2>/dev/null)) | nc -l -p 9000 &
 	ncpid=$!
 	usleep 200000
 	say "d: serving $(cd /run && ls d.data* d2.data* | tr '\n' ' ')"

@@ -308,6 +308,10 @@ case $ARCH:$KERNEL:$CPU in aarch64:5.10:|armhf:5.10:|mips:6.1:24Kc) [ -n "$ONLY_
 case $ARCH:$KERNEL:$CPU in *:6.1:|riscv64:6.12:) [ -n "$ONLY_GIVEN" ] || ONLY=${ONLY}s ;; esac
 # k (the console shared with a shell, a boot of its own) on x86_64 6.1
 case $ARCH:$KERNEL:$CPU in x86_64:6.1:) [ -n "$ONLY_GIVEN" ] || ONLY=${ONLY}k ;; esac
+# w (duration tripwires) where Debian's kernels have hist triggers and
+# synthetic events (6.1, 6.12), and where they have not (5.10, 4.9: the
+# refusal)
+case $ARCH:$KERNEL in x86_64:5.10|x86_64:6.1|x86_64:6.12|aarch64:5.10|aarch64:6.1|x86_64:4.9) [ -n "$ONLY_GIVEN" ] || ONLY=${ONLY}w ;; esac
 # h (hardware counters, a boot of its own under -icount) on aarch64 6.1
 case $ARCH:$KERNEL in aarch64:6.1) [ -n "$ONLY_GIVEN" ] || ONLY=${ONLY}h ;; esac
 
@@ -1189,6 +1193,67 @@ if [ -z "${ONLY##*i*}" ] && [ -z "${ONLY##*d*}" ]; then
 	x=$(perf script -i "$R/d/g.data" -F comm,event,trace 2>/dev/null | grep -c 'sched:sched_process_exec: filename=/bin/wk_hot ')
 	[ "$x" = 1 ] && pass "g: 'sched:sched_process_* engine=perf': wk_hot's exec, on a forward perf ring" ||
 		fail "g: 'sched:sched_process_* engine=perf' records wk_hot's exec" "$x execs; $(grep -a -m4 '^QT g err' "$R/qt.all")"
+fi
+# w: duration tripwires (see test/qemu-init.sh): on a kernel without
+# synthetic events a refusal that names the options; else the late
+# wakeup and the slow read each trip once, with words the workload's
+# delay explains (within 20%), the short ones do not; the dump holds
+# the wakeup, the switch that ended it and the synthetic event; nothing
+# of tracer's stays, after a SIGKILL neither once the next one started;
+# another user's synthetic event and triggers stay and still count.
+if [ -z "${ONLY##*w*}" ]; then
+	e=$(grep -a "^QT w err: " "$R/qt.all" | sed 's/^QT w err: //')
+	if grep -aq "^QT w: no synthetic events" "$R/qt.txt"; then
+		x=$(sed -n 's/^QT w: no synthetic events: tracer exit=\([0-9]*\).*/\1/p' "$R/qt.txt")
+		case $KERNEL in 4.*|3.*|5.10)	# (Debian's 5.10: no HIST_TRIGGERS, no SYNTH_EVENTS)
+			[ "$x" = 2 ] && echo "$e" | grep -q "CONFIG_HIST_TRIGGERS and CONFIG_SYNTH_EVENTS (Linux 4.17 or later)" &&
+				pass "w: Linux $KERNEL has no synthetic events: exit 2, '$(echo "$e" | head -1 | sed 's/^tracer: //')'" ||
+				fail "w: no synthetic events: exit 2, naming the kernel options" "exit $x; $e" ;;
+		*) fail "w: this kernel ($KERNEL) has synthetic events" "the guest found no $TFS/synthetic_events: $e" ;;
+		esac
+	else
+		read -r lp pp < <(sed -n 's/^QT w: late pid \([0-9]*\), pipe pid \([0-9]*\).*/\1 \2/p' "$R/qt.txt")
+		testing "w: delays below 50 ms (10 ms late, a 10 ms read): no dump" 0 "$(sed -n 's/^QT w: short: \([0-9]*\) dumps.*/\1/p' "$R/qt.txt")"
+		l=$(echo "$e" | grep "trip wakeup")
+		ms=$(echo "$l" | sed -n "s/.*dump 1 (trip wakeup \([0-9]*\)\.[0-9] ms: pid $lp (wk_late) on cpu [0-9]*).*/\1/p")
+		[ "$(echo "$l" | grep -c 'dump [0-9]* (trip wakeup')" = 1 ] && [ -n "$ms" ] && [ "$ms" -ge 160 ] && [ "$ms" -le 240 ] &&
+			pass "w: trip=wakeup/comm==\"wk_late\"/>50ms: one dump, $(echo "$l" | grep -o 'trip wakeup[^)]*)') for a wakeup held 200 ms" ||
+			fail "w: trip=wakeup>50ms: one dump, naming wk_late ($lp) and about 200 ms" "$(echo "$e" | grep -m3 'trip\|dump')"
+		l=$(echo "$e" | grep "trip syscall")
+		# (its comm from /proc, while it lives: wk_pipe may be gone)
+		ms=$(echo "$l" | sed -n "s/.*dump 2 (trip syscall \([0-9]*\)\.[0-9] ms: pid $pp\( (wk_pipe)\)\{0,1\}, read on cpu [0-9]*).*/\1/p")
+		[ "$(echo "$l" | grep -c 'dump [0-9]* (trip syscall')" = 1 ] && [ -n "$ms" ] && [ "$ms" -ge 240 ] && [ "$ms" -le 360 ] &&
+			pass "w: trip=syscall/comm==\"wk_pipe\"/>50ms: one dump, $(echo "$l" | grep -o 'trip syscall[^)]*)') for a read held 300 ms" ||
+			fail "w: trip=syscall>50ms: one dump, naming read, wk_pipe ($pp) and about 300 ms" "$(echo "$e" | grep -m3 'trip\|dump')"
+		# the dump: the synthetic event, the wakeup and the switch it measured
+		f=$R/d/w.data
+		x=$(perf script -i "$f" -F event,trace 2>/dev/null | awk -v p="$lp" '
+			/tr_dur_[0-9]*_0:/ && $0 ~ "[ ,]pid=" p "[ ,]" { s++ }
+			/sched:sched_waking:/ && $0 ~ " pid=" p " " { w++ }
+			/sched:sched_switch:/ && $0 ~ "next_pid=" p " " { c++ }
+			END { print s + 0, w + 0, c + 0 }')
+		set -- $x
+		[ "${1:-0}" -ge 1 ] && [ "${2:-0}" -ge 1 ] && [ "${3:-0}" -ge 1 ] &&
+			pass "w: perf $(perf version | cut -d' ' -f3) decodes the wakeup's dump: its synthetic event ($1), wk_late's sched_waking ($2) and switch-in ($3)" ||
+			fail "w: the wakeup's dump holds the synthetic event, the waking and the switch" "counts: $x; $(perf script -i "$f" -F event,trace 2>&1 | grep -m3 'tr_dur_\|rror')"
+		testing "w: a second tracer beside (trip=wakeup>1s): it ran and made its final dump only" 1 \
+			"$(grep -a '^QT wb err: ' "$R/qt.all" | grep -c 'dump [0-9]* (')"
+		testing "w: after SIGINT, nothing of tracer's in tracefs" "0 instances, 0 synthetic events" "$(sed -n 's/^QT w: left: //p' "$R/qt.txt")"
+		x=$(sed -n 's/^QT w: idle: wake-ups=\([0-9]*\) in \([0-9]*\) s.*/\1 \2/p' "$R/qt.txt")
+		[ "${x% *}" = 0 ] && pass "w: armed (trip=wakeup>1s trip=syscall>1s), ${x#* } s of wakeups and syscalls under both: 0 wake-ups of tracer" ||
+			fail "w: armed, a load under both thresholds: no wake-up" "${x:-no count}; $(grep -a -m3 '^QT wi' "$R/qt.all")"
+		k=$(sed -n 's/^QT w: killed: \([0-9]*\) instances, \([0-9]*\) .*/\1 \2/p' "$R/qt.txt")
+		a=$(sed -n 's/^QT w: after: \(.*\)/\1/p' "$R/qt.txt")
+		n=$(grep -a '^QT wn err: ' "$R/qt.all" | grep -c 'its tracer was killed')
+		[ "${k% *}" -ge 1 ] && [ "${k#* }" -ge 1 ] && [ "$a" = "0 instances, 0 synthetic events" ] && [ "$n" -ge 2 ] &&
+			pass "w: SIGKILL left $k (instances, synthetic events); the next start removed them, said ($n lines), and after its SIGTERM: $a" ||
+			fail "w: what a SIGKILL left goes at the next start" "killed: $k; after: $a; $(grep -a '^QT wn err' "$R/qt.all" | head -4)"
+		o=$(sed -n 's/^QT w: other: \(.*\)/\1/p' "$R/qt.txt")
+		set -- $o
+		[ "$1" = 1 ] && [ "${4:-0}" -ge 1 ] && [ "${6:-0}" -gt "${4:-0}" ] &&
+			pass "w: another user's synthetic event and hist triggers stay, and still count ($o)" ||
+			fail "w: another user's synthetic event and hist triggers stay and count" "$o"
+	fi
 fi
 # ---------------------------------------------------------------- persist
 # p: surviving a crash, in a QEMU of its own that reboots on the guest's

@@ -12,6 +12,12 @@
  *   crash      dereference NULL
  *   exit N     exit with status N
  *   forkexec P fork; the child execs P with "spin 200"; we go on
+ *   late MS    a SCHED_FIFO 10 task on cpu 1 woken every 20 ms, 10 times;
+ *              at the 5th a SCHED_FIFO 50 hog on cpu 1, woken 1 ms before,
+ *              spins MS + 1 ms: the task's switch-in is MS ms after its
+ *              waking, however late both timers fire
+ *   piperead MS read() a pipe that a child writes MS ms later (it
+ *              spins meanwhile: no syscall of its own that long)
  *   forkspin MS fork; the child spins MS ms (wall time: it ends when told,
  *              for the tests that draw lives) in work_hot_loop and exits
  *   storm N    fork N children that exit at once, one after another
@@ -20,6 +26,9 @@
  *              first create $WORK_HELD.PID if WORK_HELD is set (the
  *              tests' held PID waits for it)
  */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,9 +36,84 @@
 #include <time.h>
 #include <fcntl.h>
 #include <unistd.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 
 static void on_usr1(int s) { (void)s; }
+
+/* SCHED_FIFO prio on cpu 1 (cpu 0 where there is one CPU) */
+static void fifo(int prio)
+{
+	struct sched_param sp = { .sched_priority = prio };
+	cpu_set_t c;
+
+	CPU_ZERO(&c);
+	CPU_SET(sysconf(_SC_NPROCESSORS_ONLN) > 1, &c);
+	sched_setaffinity(0, sizeof(c), &c);
+	syscall(SYS_sched_setscheduler, 0, SCHED_FIFO, &sp);	/* (musl's says ENOSYS) */
+}
+
+static struct timespec ms_after(struct timespec t, long ms)
+{
+	long long ns = t.tv_nsec + ms * 1000000LL;
+
+	t.tv_sec += ns / 1000000000LL - (ns < 0);
+	t.tv_nsec = ns % 1000000000LL + (ns < 0) * 1000000000LL;
+	return t;
+}
+
+static void until(struct timespec t)
+{
+	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &t, 0) == EINTR)
+		;
+}
+
+static void spin_until(struct timespec t)
+{
+	struct timespec b;
+
+	do
+		clock_gettime(CLOCK_MONOTONIC, &b);
+	while (b.tv_sec < t.tv_sec || (b.tv_sec == t.tv_sec && b.tv_nsec < t.tv_nsec));
+}
+
+static void late(long ms)
+{
+	struct timespec d;
+	pid_t h;
+
+	clock_gettime(CLOCK_MONOTONIC, &d);
+	d = ms_after(d, 100);
+	if (!(h = fork())) {
+		fifo(50);
+		until(ms_after(d, 5 * 20 - 1));
+		clock_gettime(CLOCK_MONOTONIC, &d);
+		spin_until(ms_after(d, ms + 1));
+		_exit(0);
+	}
+	fifo(10);
+	for (int k = 1; k <= 10; k++)
+		until(ms_after(d, k * 20));
+	waitpid(h, 0, 0);
+}
+
+static void piperead(long ms)
+{
+	int p[2];
+	char c;
+	struct timespec d;
+
+	if (pipe(p))
+		return;
+	clock_gettime(CLOCK_MONOTONIC, &d);
+	if (!fork()) {
+		spin_until(ms_after(d, ms));
+		write(p[1], "x", 1);
+		_exit(0);
+	}
+	read(p[0], &c, 1);
+	wait(0);
+}
 
 __attribute__((noinline)) static unsigned long work_hot_loop(long ms, clockid_t clk)
 {
@@ -55,6 +139,10 @@ int main(int argc, char **argv)
 			work_hot_loop(n, CLOCK_PROCESS_CPUTIME_ID), i++;
 		else if (!strcmp(argv[i], "wspin"))
 			work_hot_loop(n, CLOCK_MONOTONIC), i++;
+		else if (!strcmp(argv[i], "late"))
+			late(n), i++;
+		else if (!strcmp(argv[i], "piperead"))
+			piperead(n), i++;
 		else if (!strcmp(argv[i], "sleep"))
 			usleep(n * 1000), i++;
 		else if (!strcmp(argv[i], "sys")) {

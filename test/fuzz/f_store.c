@@ -22,9 +22,9 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	if (mfd < 0)
 		abort();
 	q = xmalloc(4 * sizeof(*q));	/* kept: taken once */
-	prefix = "pre";
-	bucket = "bk";
-	fmt(host, sizeof(host), "127.0.0.1:9");
+	pc_prefix = "pre";
+	pc_bucket = "bk";
+	fmt(pc_host, sizeof(pc_host), "127.0.0.1:9");
 	return 0;
 }
 
