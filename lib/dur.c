@@ -35,14 +35,16 @@ static const struct preset {
 	const char *name, *start, *skey, *end, *ekey, *fields, *args, *sfilt, *ckey;
 } presets[] = {
 	/* (a task woken while it still runs, then preempted, is no late
-	 * wakeup: its switch-out reads the waking's time, ckey) */
+	 * wakeup: its switch-out reads the waking's time, ckey). The start
+	 * filters leave tracer out: its own poll, long by design, ended by
+	 * a dump, would trip syscall>T again at each dump. */
 	{ "wakeup", "sched.sched_waking", "pid", "sched.sched_switch", "next_pid",
-	  "pid_t pid; char comm[16]", "next_pid,next_comm", 0, "prev_pid" },
+	  "pid_t pid; char comm[16]", "next_pid,next_comm", "pid != %d", "prev_pid" },
 	{ "syscall", "raw_syscalls.sys_enter", "common_pid", "raw_syscalls.sys_exit", "common_pid",
-	  "int pid; long id", "common_pid,id", 0, 0 },
+	  "int pid; long id", "common_pid,id", "common_pid != %d", 0 },
 	{ "irq", "irq.irq_handler_entry", "irq", "irq.irq_handler_exit", "irq", "int irq", "irq", 0, 0 },
 	{ "blocked", "sched.sched_switch", "prev_pid", "sched.sched_waking", "pid",
-	  "pid_t pid; char comm[16]", "pid,comm", "prev_state & 2", 0 },
+	  "pid_t pid; char comm[16]", "pid,comm", "prev_state & 2 && prev_pid != %d", 0 },
 };
 
 static struct dur {
@@ -218,10 +220,14 @@ static int trig(struct dur *d, int which, int off)
 		return 0;
 	memcpy(sys, ev, n), sys[n] = 0;
 	fmt(path, sizeof(path), "%s/events/%s/%s/trigger", inst, sys, ev + n + 1);
-	if (d->sfilt && p->sfilt)
-		fmt(f, sizeof(f), " if (%s) && %s", d->sfilt, p->sfilt);
-	else if (d->sfilt || p->sfilt)
-		fmt(f, sizeof(f), " if %s", d->sfilt ? d->sfilt : p->sfilt);
+	if (p->sfilt) {
+		char own[64];
+
+		fmt(own, sizeof(own), p->sfilt, pid);
+		fmt(f, sizeof(f), d->sfilt ? " if (%s) && %s" : " if %s", d->sfilt ? d->sfilt : own, own);
+	} else if (d->sfilt) {
+		fmt(f, sizeof(f), " if %s", d->sfilt);
+	}
 	if (!which)
 		fmt(t, sizeof(t), "%shist:keys=%s:t_%d_%d=common_timestamp.usecs%s", off ? "!" : "", p->skey, pid, k, f);
 	else if (which == 1)

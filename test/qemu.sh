@@ -1239,9 +1239,22 @@ if [ -z "${ONLY##*w*}" ]; then
 		testing "w: a second tracer beside (trip=wakeup>1s): it ran and made its final dump only" 1 \
 			"$(grep -a '^QT wb err: ' "$R/qt.all" | grep -c 'dump [0-9]* (')"
 		testing "w: after SIGINT, nothing of tracer's in tracefs" "0 instances, 0 synthetic events" "$(sed -n 's/^QT w: left: //p' "$R/qt.txt")"
-		x=$(sed -n 's/^QT w: idle: wake-ups=\([0-9]*\) in \([0-9]*\) s.*/\1 \2/p' "$R/qt.txt")
-		[ "${x% *}" = 0 ] && pass "w: armed (trip=wakeup>1s trip=syscall>1s), ${x#* } s of wakeups and syscalls under both: 0 wake-ups of tracer" ||
-			fail "w: armed, a load under both thresholds: no wake-up" "${x:-no count}; $(grep -a -m3 '^QT wi' "$R/qt.all")"
+		x=$(grep -a '^QT wx err: ' "$R/qt.all" | sed 's/^QT wx err: //')
+		bp=$(sed -n 's/^QT w: blocked pid \([0-9]*\).*/\1/p' "$R/qt.txt")
+		ms=$(echo "$x" | sed -n "s/.*dump [0-9]* (trip blocked \([0-9]*\)\.[0-9] ms: pid $bp (wk_blk) on cpu [0-9]*).*/\1/p")
+		testing "w: trip=blocked>100ms: a vfork parent's 10 ms in D state: no dump" 0 "$(sed -n 's/^QT w: blocked short: \([0-9]*\) dumps.*/\1/p' "$R/qt.txt")"
+		[ "$(echo "$x" | grep -c 'trip blocked')" = 1 ] && [ -n "$ms" ] && [ "$ms" -ge 240 ] && [ "$ms" -le 360 ] &&
+			pass "w: trip=blocked/prev_comm==\"wk_blk\"/>100ms: one dump, $(echo "$x" | grep -o 'trip blocked[^)]*)') for 300 ms in D state" ||
+			fail "w: trip=blocked>100ms: one dump, naming wk_blk ($bp) and about 300 ms" "$(echo "$x" | grep -m3 'trip\|dump')"
+		i=$(echo "$x" | sed -n 's/.*dump [0-9]* (trip irq \([0-9]*\)\.[0-9] ms: irq [0-9]* on cpu [0-9]*).*/\1/p')
+		[ -n "$i" ] && [ "$(echo "$i" | awk '$1 >= 10000' | wc -l)" = 0 ] &&
+			pass "w: trip=irq>1us dumps ($(echo "$x" | grep -m1 -o 'trip irq[^)]*)')), trip=irq>10s does not" ||
+			fail "w: trip=irq>1us dumps, trip=irq>10s does not" "$(echo "$x" | grep -m3 'trip\|dump')"
+		x=$(sed -n 's/^QT w: idle unarmed: wake-ups=\([0-9]*\) in \([0-9]*\) s.*/\1 \2/p' "$R/qt.txt")
+		y=$(sed -n 's/^QT w: idle armed: wake-ups=\([0-9]*\) in \([0-9]*\) s.*/\1/p' "$R/qt.txt")
+		[ -n "$x" ] && [ -n "$y" ] && [ "$y" -le "${x% *}" ] &&
+			pass "w: armed with trip=wakeup/comm==\"wk_hot\"/>1s and trip=syscall/comm==\"wk_hot\"/>1s, ${x#* } s of wk_hot's wakeups and syscalls under both: $y wake-ups of tracer, unarmed ${x% *}" ||
+			fail "w: armed, a load under both thresholds: no wake-up more than unarmed" "unarmed: ${x:-no count}, armed: ${y:-no count}; $(grep -a -m3 '^QT wi' "$R/qt.all")"
 		k=$(sed -n 's/^QT w: killed: \([0-9]*\) instances, \([0-9]*\) .*/\1 \2/p' "$R/qt.txt")
 		a=$(sed -n 's/^QT w: after: \(.*\)/\1/p' "$R/qt.txt")
 		n=$(grep -a '^QT wn err: ' "$R/qt.all" | grep -c 'its tracer was killed')

@@ -16,6 +16,8 @@
  *              at the 5th a SCHED_FIFO 50 hog on cpu 1, woken 1 ms before,
  *              spins MS + 1 ms: the task's switch-in is MS ms after its
  *              waking, however late both timers fire
+ *   vforkwait MS vfork(); the child sleeps MS ms and exits: the parent
+ *              waits that long in D state (TASK_KILLABLE)
  *   piperead MS read() a pipe that a child writes MS ms later (it
  *              spins meanwhile: no syscall of its own that long)
  *   forkspin MS fork; the child spins MS ms (wall time: it ends when told,
@@ -97,6 +99,16 @@ static void late(long ms)
 	waitpid(h, 0, 0);
 }
 
+static void vforkwait(long ms)
+{
+	struct timespec t = { ms / 1000, ms % 1000 * 1000000L };
+
+	if (!vfork()) {		/* (only syscalls here: our memory is the parent's) */
+		syscall(SYS_nanosleep, &t, 0);
+		syscall(SYS_exit, 0);
+	}
+}
+
 static void piperead(long ms)
 {
 	int p[2];
@@ -143,6 +155,8 @@ int main(int argc, char **argv)
 			late(n), i++;
 		else if (!strcmp(argv[i], "piperead"))
 			piperead(n), i++;
+		else if (!strcmp(argv[i], "vforkwait"))
+			vforkwait(n), i++;
 		else if (!strcmp(argv[i], "sleep"))
 			usleep(n * 1000), i++;
 		else if (!strcmp(argv[i], "sys")) {
