@@ -22,6 +22,7 @@
 #include <fcntl.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/file.h>
 #include <sys/syscall.h>
 #include "config.h"
 #include "dur.h"
@@ -55,7 +56,7 @@ static struct dur {
 	char name[32], ev[96];	/* tr_dur_PID_K; synthetic:NAME/lat >= US/ */
 	int trip, made, trig;	/* trig: triggers written (1 start, 2 end too) */
 } durs[16];
-static int ndur, dfd = -1;
+static int ndur, dfd = -1, lfd = -1;	/* lfd: our instance's tracing_on, flock()ed: we live */
 static char inst[300], sev[320];	/* our instance; its synthetic event dir */
 static const char *tracefs;
 
@@ -78,6 +79,7 @@ const char *dur_add(int trip, const char *what, char *spec, long us)
 
 	if (ndur == sizeof(durs) / sizeof(*durs))
 		return "too many duration tripwires: at most 16";
+	memset(d, 0, sizeof(*d));
 	for (i = 0; i < sizeof(presets) / sizeof(*presets); i++)
 		if (!strncmp(spec, presets[i].name, f - spec) && !presets[i].name[f - spec])
 			d->p = presets + i;
@@ -137,10 +139,20 @@ static void stale_inst(const char *name, void *ctx)
 {
 	char d[400];
 	size_t i, np = sizeof(presets) / sizeof(*presets);
+	int fd, busy;
 
 	fmt(sweep, sizeof(sweep), "%s/instances/%s", tracefs, name);
 	if (strncmp(name, "tracer.", 7) || !inst_marked(sweep))
 		return;		/* (a recording one too: it may record a stale synthetic event) */
+	/* a live tracer's holds a lock on its tracing_on (dur_arm) from
+	 * before its first trigger: its triggers are not ours to take */
+	fmt(d, sizeof(d), "%s/tracing_on", sweep);
+	if ((fd = open(d, O_RDONLY | O_CLOEXEC)) >= 0) {
+		busy = flock(fd, LOCK_EX | LOCK_NB) && errno == EWOULDBLOCK;
+		close(fd);
+		if (busy)
+			return;
+	}
 	for (i = 0; i < 4 * np; i++) {	/* each start and end, twice */
 		const char *ev = i & 1 ? presets[i % (2 * np) / 2].end : presets[i % (2 * np) / 2].start;
 		size_t k = span(ev, ".", 0);
@@ -190,7 +202,7 @@ const char *dur_make(int i, const char *tfs)
 	if (i >= ndur)
 		return 0;
 	tracefs = tfs;
-	fmt(path, sizeof(path), "%s/synthetic_events", tracefs);
+	fmt(path, sizeof(path), "%s/synthetic_events", tracefs ? tracefs : "/nonexistent");
 	if (!i && (!tracefs || !path_mode(path)))
 		die(2, "config: %s: this kernel has no synthetic events: duration tripwires need "
 		    "CONFIG_HIST_TRIGGERS and CONFIG_SYNTH_EVENTS (Linux 4.17 or later)", d->what);
@@ -313,7 +325,10 @@ int dur_arm(void)
 	fmt(f, sizeof(f), "%s/trace_pipe", inst);
 	if ((dfd = open(f, O_RDONLY | O_NONBLOCK | O_CLOEXEC)) < 0)
 		die(1, "duration tripwires: %s:", f);
-	inst_mark(inst);
+	fmt(f, sizeof(f), "%s/tracing_on", inst);
+	if ((lfd = open(f, O_RDONLY | O_CLOEXEC)) < 0 || flock(lfd, LOCK_EX | LOCK_NB))
+		die(1, "duration tripwires: %s:", f);
+	inst_mark(inst);	/* (locked first: a sweep of another tracer's leaves it) */
 	fmt(f, sizeof(f), "%s/buffer_percent", inst);
 	wr(f, "0");	/* (poll wakes at the first) */
 	/* one clock for all CPUs: a waking on one and the switch on
@@ -429,6 +444,7 @@ void dur_end(void)
 		d->trig = 0;
 	}
 	if (dfd >= 0) {
+		close(lfd);
 		close(dfd);
 		dfd = -1;
 		if (RMDIR(inst))

@@ -451,6 +451,9 @@ if [ -z "${ONLY##*w*}" ]; then
 		echo 'hist:keys=pid' >>$TFS/events/synthetic/other_lat/trigger
 		/bin/tracer -o /run/w.data "$WCFG" 2>/run/w.err &
 		tp=$!
+		wait_for /run/w.err "recording" 60 $tp
+		# a second tracer, started once the first is armed: its start
+		# (the sweep of a killed tracer's objects) leaves the first's
 		/bin/tracer -o /dev/null 'trip=wakeup>1s trip=syscall>100s' 2>/run/wb.err &
 		tb=$!
 		if wait_for /run/w.err "recording" 60 $tp && wait_for /run/wb.err "recording" 60 $tb; then
