@@ -427,6 +427,12 @@ int dur_read(int *trip, char *what, size_t n)
 	}
 }
 
+void dur_forget(void)
+{
+	ndur = 0;
+	tracefs = 0;
+}
+
 void dur_end(void)
 {
 	char f[400];

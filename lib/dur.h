@@ -20,5 +20,6 @@ int dur_arm(void);
  * pid 812 (audiod) on cpu 1") in what; 0 when none is left. */
 int dur_read(int *trip, char *what, size_t n);
 void dur_end(void);	/* every way out: triggers, instance, events */
+void dur_forget(void);	/* none added: a fuzz harness's next config */
 
 #endif

@@ -64,6 +64,7 @@ static int fz_mount(const char *src, const char *dst, const char *type, unsigned
 #define access fz_access
 #define mount fz_mount
 #include "cfg.c"
+#include "pushcfg.h"
 #undef readfile
 #undef dir_each
 #undef access
@@ -129,6 +130,9 @@ static void reset(void)
 	cfg_text = 0, cfg_orig = 0;
 	cfg_listen = cfg_key = 0, listen_at = 0, key_seen = 0;
 	cfg_persist = persist_tok = 0, cfg_engine = 0;
+	ndur_at = 0;	/* and what cfg_load hands on: push='s, the durations' */
+	cfg_push = 0, pc_via = 0, pc_keys = 0;
+	dur_forget();
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
