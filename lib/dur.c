@@ -105,11 +105,12 @@ const char *dur_add(int trip, const char *what, char *spec, long us)
 
 /* A killed tracer's instance, tracer.PID.dN (or its recording one)
  * marked: the kernel keeps an instance with hist triggers (EBUSY), so
- * they go first, those that use another's variables (onmatch) before. */
+ * they go first, those that read another's variables before. */
 static char sweep[300];	/* the instance being swept */
 
-/* Its hist triggers on event dir/ev/ go: with onmatch (which use
- * another's variables) on pass 0, the others on pass 1 */
+/* Its hist triggers on event dir/ev/ go: those that read another's
+ * variables ($t_...: the end's onmatch, the consumer) on pass 0, the
+ * others (that define them) on pass 1 */
 static void unhook(const char *dir, const char *ev, int pass)
 {
 	static char b[4096];
@@ -121,7 +122,7 @@ static void unhook(const char *dir, const char *ev, int pass)
 	b[n > 0 ? n + 1 : 1] = 0;
 	for (l = b + 1; (nl = xstrchr(l, '\n')); l = nl + 1) {
 		*nl = 0;
-		if (!strncmp(l, "hist:", 5) && !!xstrstr(l, "onmatch(") == !pass) {
+		if (!strncmp(l, "hist:", 5) && !!xstrstr(l, "$t_") == !pass) {
 			if ((e = xstrstr(l, " [")))
 				*e = 0;		/* " [active]" */
 			l[-1] = '!';
