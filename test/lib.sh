@@ -168,6 +168,16 @@ copy_src() {
 	mkdir -p "$1" && cp -r Makefile Kconfig *.c *.h lib "$1/" && rm -f "$1/lib/config.h"
 }
 
+# push_build: $T/kc-push/tracer, defconfig with PUSH and TESTHOOKS (a
+# wrong clock), built once for the files that push; 0 if it is there
+push_build() {
+	[ -x "$T/kc-push/tracer" ] && return 0
+	rm -rf "$T/kc-push"; copy_src "$T/kc-push"
+	make -s -C "$T/kc-push" defconfig >/dev/null 2>&1
+	sed -i 's/^# CONFIG_PUSH is not set/CONFIG_PUSH=y/; s/^# CONFIG_TESTHOOKS is not set/CONFIG_TESTHOOKS=y/' "$T/kc-push/.config"
+	make -s -C "$T/kc-push" tracer >"$T/kc-push.log" 2>&1
+}
+
 # hooked: $HOOKED, a binary of defconfig with Kconfig TESTHOOKS on (its
 # test-only switches) and OLDKERNEL (TRACER_FORWARD=1: forward rings, as
 # before 4.7), built once per run

@@ -10,10 +10,7 @@ PB=$T/kc-push/tracer
 pw=pw$$; pw=${pw:0:12}		# the exec that trips
 sw=sw$$; sw=${sw:0:12}		# the crasher on the slow link
 cp "$T/work" "$T/$pw"; cp "$T/work" "$T/$sw"
-rm -rf "$T/kc-push"; copy_src "$T/kc-push"
-make -s -C "$T/kc-push" defconfig >/dev/null 2>&1
-sed -i 's/^# CONFIG_PUSH is not set/CONFIG_PUSH=y/; s/^# CONFIG_TESTHOOKS is not set/CONFIG_TESTHOOKS=y/' "$T/kc-push/.config"
-if ! make -s -C "$T/kc-push" tracer >"$T/kc-push.log" 2>&1; then
+if ! push_build; then
 	fail "a build with PUSH" "$(tail -5 "$T/kc-push.log")"
 elif s3_up push; rc=$?; [ $rc = 3 ]; then
 	skip "push" "no S3 server: its packages could not be installed: $S3_WHY"

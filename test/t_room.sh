@@ -109,12 +109,7 @@ else
 	# same tmpfs (64 dumps may wait, 64 MiB: more than it has, so free=
 	# is the bound); the free space sampled, the appender beside
 	PB=$T/kc-push/tracer	# t_push's build (PUSH), made here when run alone
-	if [ ! -x "$PB" ]; then
-		rm -rf "$T/kc-push"; copy_src "$T/kc-push"
-		make -s -C "$T/kc-push" defconfig >/dev/null 2>&1
-		sed -i 's/^# CONFIG_PUSH is not set/CONFIG_PUSH=y/' "$T/kc-push/.config"
-		make -s -C "$T/kc-push" tracer >"$T/kc-push.log" 2>&1
-	fi
+	push_build
 	rm -rf "${R:?}"/*; mkdir -m 700 "$R/spool"
 	echo "not tracer's" >"$R/keep.txt"
 	printf '[default]\naws_access_key_id = a\naws_secret_access_key = b\n' >"$T/spk"; chmod 600 "$T/spk"

@@ -7,12 +7,7 @@
 # the Host it got, and logs that Host; boto3 and perf judge the objects.
 
 TB=$T/kc-push/tracer	# t_push's build (PUSH), made here when run alone
-if [ ! -x "$TB" ]; then
-	rm -rf "$T/kc-push"; copy_src "$T/kc-push"
-	make -s -C "$T/kc-push" defconfig >/dev/null 2>&1
-	sed -i 's/^# CONFIG_PUSH is not set/CONFIG_PUSH=y/' "$T/kc-push/.config"
-	make -s -C "$T/kc-push" tracer >"$T/kc-push.log" 2>&1
-fi
+push_build
 tw=tw$$; tw=${tw:0:12}; cp "$T/work" "$T/$tw"
 # freeport: a TCP port nobody listens on now (the kernel's pick)
 freeport() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
