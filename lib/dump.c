@@ -597,6 +597,30 @@ static int last_pass(int pull)
 	return pull == (CFG_PUSH && cfg_push ? DUMP_PUSH : -1);
 }
 
+/* The processes that the records in [p, end) have user-mode samples of
+ * (lean or not): the ones whose maps the dump needs. */
+static void user_pids(const unsigned char *p, const unsigned char *end, int lean)
+{
+	const struct rec_hdr *h;
+	const u64 *a;
+
+	for (; p < end; p += h->size) {
+		h = (const void *)p;
+		a = (const u64 *)(h + 1);
+		if (h->type != REC_SAMPLE || (h->misc & 7) != MISC_USER)
+			continue;
+		if (lean) {	/* [IDENTIFIER] [IP] TID */
+			const struct event *e = lean_ev(a, (const u64 *)(p + h->size));
+
+			if (!e || !(lean_type(e) & S_IP))
+				continue;
+			a -= lean_noid;
+		}
+		if ((const unsigned char *)(a + 3) <= p + h->size)	/* (a torn one: a pid too many) */
+			track_user(*(const u32 *)(a + 2));	/* IDENTIFIER IP TID */
+	}
+}
+
 /* The process table, read after the copies, so that it names every
  * task they hold (a task's COMM comes before its records), and the
  * tripwire hits (perf script shows what tripped): one run, sorted. */
@@ -604,12 +628,27 @@ static void side_run(struct dst *d, int pull)
 {
 	struct run *rn = d->rn;
 	size_t i, side;
+	u64 lo = -1;	/* the oldest record of the rings and the hits */
 
+	if (CFG_TRACK || CFG_PROC)
+		track_user(-1);
+	for (i = 1; i < (size_t)d->nrun; i++) {	/* (an ftrace run's once) */
+		run_head(rn + i);
+		if (rn[i].p < rn[i].end && rn[i].t < lo)
+			lo = rn[i].t;
+		if ((CFG_TRACK || CFG_PROC) && !rn[i].ft)
+			user_pids(rn[i].p, rn[i].end, CFG_LEAN && cfg_lean);
+	}
+	if (CFG_TRACK || CFG_PROC)
+		user_pids(tbuf, tbuf + tn, 0);
+	for (i = 0; CFG_TRACK && i < tn; i += ((struct rec_hdr *)(tbuf + i))->size)
+		if (rec_time((void *)(tbuf + i), 0) < lo)
+			lo = rec_time((void *)(tbuf + i), 0);
 	if (CFG_TRACK)
 		track_read();
 	if (CFG_TRACK || CFG_PROC)
 		track_begin(d->standalone ? 0 : stream_started ? 2 : 1);
-	side = CFG_TRACK ? track_copy(cp + d->tot) : 0;
+	side = CFG_TRACK ? track_copy(cp + d->tot, lo + 1 && !PREV ? lo : 0) : 0;
 	memcpy(cp + d->tot + side, tbuf, tn);
 	side += tn;
 	if (last_pass(pull))
@@ -618,8 +657,7 @@ static void side_run(struct dst *d, int pull)
 	rn[0].end = (const void *)(ix + (CFG_TRACK || CFG_TRIPWIRE ? side_sort(d->tot, side) : 0));
 	rn[0].ring = -1;
 	rn[0].ft = 0;
-	for (i = 0; i < (size_t)d->nrun; i++)
-		run_head(rn + i);
+	run_head(rn);
 	d->side = side;
 }
 
@@ -661,6 +699,8 @@ static int dump_sink(struct dst *d, const char *why, int pull)
 	} else if (CFG_PUSH && pull == DUMP_PUSH) {
 		fd = push_open(d->name, sizeof(d->name), why);
 	} else if (!sink_stream) {
+		if (CFG_ROOM)
+			room_next(dumps);
 		if ((fd = open_dump_file(d->name)) < 0) {
 			msg(out_final ? "dump %d (%s): %s: the history is lost:" : "dump %d (%s): %s:", dumps, why, d->name);
 			return -1;

@@ -79,6 +79,20 @@ static void drop(int i, int dump, int b, u64 v)
 	memmove(ser + i, ser + i + 1, (--nser - i) * sizeof(*ser));
 }
 
+void room_next(int dump)
+{
+	static char name[4096];
+	int i;
+
+	if (!key[0] || key[0] == (u64)-1)
+		return;
+	for (i = nser - 1; i >= 0; i--)
+		if (!ours(i, name))
+			drop(i, dump, -1, 0);
+	while (nser && (u64)nser >= key[0])
+		drop(0, dump, 0, key[0]);
+}
+
 /* Bound i of a filesystem of fs bytes: given, or the default */
 static u64 bound(int i, u64 fs)
 {

@@ -9,6 +9,9 @@
 int room_key(const char *key, const char *val, const char **why);
 /* a file of the series just made (O_EXCL): out.seq (seq 0: out), its fd */
 void room_add(const char *out, unsigned seq, int fd);
+/* before the next file of the series is made: the oldest go while it
+ * would break files=N, so that not even an empty new file does */
+void room_next(int dump);
 /* before the series' newest file (fd) grows to size: the oldest go
  * while it would break a bound; 0, or ENOSPC when it alone does. With
  * about (the dump's size as its hint has it, an underestimate where

@@ -23,6 +23,8 @@
  * and a live task's maps come from /proc ahead of every timed record.
  * In a stream, a FORK not sent with the task's first records never is.
  *
+ * A dump that stands alone leaves out the processes that exited before
+ * its oldest record, and the maps of those with no user-mode sample.
  * The processes alive at dump time are described from /proc (PROC):
  * a COMM per thread and an MMAP2 per executable map, each with the
  * build-id of its file (buildid.c). */
@@ -63,6 +65,7 @@ struct name {
 };
 static struct name *nm;
 static u32 nm_max, nm_head, nm_n;
+static u32 *gone, ngone;	/* a set of tids (+ 1) for nm_gone */
 
 /* ---- /proc ---- */
 
@@ -267,6 +270,42 @@ static void maps_emit(u32 pid, char *b)
 	}
 }
 
+/* The processes that a standalone dump has user-mode samples of: only
+ * their maps are of use to perf (a tracepoint's sample is in the
+ * kernel, an ftrace one has no IP, and callchains stop at the kernel:
+ * ATTR_EXCL_CALLCHAIN_USER). The rest get their names alone, so that a
+ * crash loop's thousand processes do not fill a dump with their maps.
+ * A set of pid + 1; half full, it stands for all. */
+#define NUSER 4096
+static u32 user[NUSER], nuser;
+
+static u32 *user_at(u32 pid)
+{
+	u32 i = pid * 2654435761U;
+
+	for (;; i++)
+		if (!user[i &= NUSER - 1] || user[i] == pid + 1)
+			return user + i;
+}
+
+/* pid has user-mode samples in the dump; -1: a dump begins, none yet */
+void track_user(u32 pid)
+{
+	u32 *u;
+
+	if (pid == (u32)-1)
+		memset(user, 0, sizeof(user)), nuser = 0;
+	else if (nuser < NUSER / 2 && !*(u = user_at(pid)))
+		*u = pid + 1, nuser++;
+}
+
+/* Whether pid's maps go into this dump: a stream's always (its later
+ * samples may need them). */
+static int user_maps(u32 pid)
+{
+	return smode || nuser >= NUSER / 2 || *user_at(pid);
+}
+
 static void proc_one(unsigned long pid, void *ctx)
 {
 	static char b[1 << 17];
@@ -279,7 +318,7 @@ static void proc_one(unsigned long pid, void *ctx)
 	memcpy(p, "/task", 6);
 	each_num(path, comm_one, &tgid);
 	memcpy(p, "/maps", 6);
-	n = readfile(path, b, sizeof(b) - 1);
+	n = user_maps(pid) ? readfile(path, b, sizeof(b) - 1) : 0;
 	if (n <= 0)
 		return;
 	b[n] = 0;
@@ -619,6 +658,9 @@ void track_init(int n, const u64 *want)
 		slots[i].b = pool + i * SLOT;
 	nm_max = cfg_procs * NAMES;
 	nm = xmalloc(nm_max * sizeof(*nm));
+	for (ngone = 64; ngone < nm_max * 2; ngone *= 2)
+		;
+	gone = xmalloc(ngone * sizeof(*gone));
 	tr = xmalloc(n * sizeof(*tr));
 	/* a 64th of buf= at least: a long set-up (buf=1g: 10 s) reads
 	 * none, and the tasks started meanwhile must fit */
@@ -740,22 +782,67 @@ static size_t nm_rec(unsigned char *d, const struct name *n)
 	return h->size;
 }
 
+#define NM(i) (nm + (nm_head + nm_max - nm_n + (i)) % nm_max)
+#define GONE 0x20	/* c[15]: left out of this dump */
+
+/* Where tid is in the set of tasks gone before the dump's oldest, or
+ * the free place for it. */
+static u32 *gone_at(u32 tid)
+{
+	u32 i = tid * 2654435761U;
+
+	for (;; i++)
+		if (!gone[i &= ngone - 1] || gone[i] == tid + 1)
+			return gone + i;
+}
+
+/* For a standalone dump whose oldest record is at lo: mark the names
+ * of each task that exited before lo, none of whose records it holds
+ * (a crash loop's thousands). Newest first: a reused tid's later task
+ * comes after the old one's exit, and stays. */
+static void nm_gone(u64 lo)
+{
+	u32 i, *g;
+
+	for (i = nm_n; i--;) {
+		struct name *e = NM(i);
+
+		if (e->t >= lo)
+			continue;
+		g = gone_at(e->tid);
+		if ((e->c[15] >> 2) == REC_EXIT && !*g)
+			*g = e->tid + 1;
+		if (*g)
+			e->c[15] |= GONE;
+	}
+	for (i = 0; i < nm_n; i++)	/* the set empty again */
+		if (NM(i)->c[15] & GONE)
+			*gone_at(NM(i)->tid) = 0;
+}
+
 /* The names' records, then the table's, for a dump: copied to dst with
  * the trailer's id cleared (the dummy event is not among the dump's
  * attrs; id 0 means the first one). A stream gets each record once: the
  * table's copy of the id says whether it went out already (0). A FORK
- * goes with the task's exit (see the top). Returns the bytes; at most
- * track_max(). */
-size_t track_copy(unsigned char *dst)
+ * goes with the task's exit (see the top). A standalone dump leaves out
+ * the processes that exited before lo, its oldest record (0: none).
+ * Returns the bytes; at most track_max(). */
+size_t track_copy(unsigned char *dst, u64 lo)
 {
 	size_t n = 0, off, i;
 	struct slot *s;
 
+	if (smode || !slots)
+		lo = 0;
+	if (lo)
+		nm_gone(lo);
 	for (i = 0; i < nm_n; i++) {
-		struct name *e = nm + (nm_head + nm_max - nm_n + i) % nm_max;
+		struct name *e = NM(i);
 
-		if (e->c[15] & 1)
+		if (e->c[15] & (1 | GONE)) {
+			e->c[15] &= ~GONE;
 			continue;
+		}
 		if (smode)
 			e->c[15] |= 1;
 		if ((e->c[15] >> 2) == REC_COMM) {	/* sent all the same: a reused
@@ -768,6 +855,8 @@ size_t track_copy(unsigned char *dst)
 		n += nm_rec(dst + n, e);
 	}
 	for (s = slots; s < slots + nslots; s++) {
+		if (s->exit && s->exit < lo)
+			continue;
 		for (off = 0; off < s->used; off += ((struct rec_hdr *)(s->b + off))->size) {
 			struct rec_hdr *h = (void *)(s->b + off);
 			unsigned char *id = s->b + off + h->size - 8;
@@ -776,7 +865,7 @@ size_t track_copy(unsigned char *dst)
 				  h->type == REC_MMAP2 ? map_seen(f[0], f + 2, (const char *)(f + 16)) :
 				  h->type == REC_FORK && !slot_exited(s, f[2]);
 
-			if (smode == 2 && !memcmp(id, &(u64){ 0 }, 8))
+			if ((smode == 2 && !memcmp(id, &(u64){ 0 }, 8)) || (h->type == REC_MMAP2 && !user_maps(s->pid)))
 				continue;
 			if (smode)
 				memset(id, 0, 8);

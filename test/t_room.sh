@@ -71,6 +71,15 @@ else
 		[ -s "$f" ] && perf script -i "$f" -F event,trace 2>/dev/null | grep -q "signal_generate:.*sig=11 .*pid=$p " &&
 			pass "$tag: the newest file ($(basename "$f"), $(stat -c %s "$f") bytes): perf decodes the last crash's SIGSEGV (pid $p)" ||
 			fail "$tag: the newest file holds the last crash (pid $p), perf decodes it" "$(basename "$f"): $(ls "$R" | tr '\n' ' '); $(tail -2 "$T/$tag.err")"
+		# every crash's dump was written: none too big for room= (a dump
+		# leaves out the processes that exited before its oldest record
+		# and the maps no sample needs; before, a thousand exited
+		# crashers made dumps of 2 MB, refused in a 2 MiB room)
+		local nd nf
+		nd=$(grep -c "dump [0-9]* (trip .*, to $R/" "$T/$tag.err") nf=$(grep -c "does not fit\|failed" "$T/$tag.err")
+		[ "$nd" -gt 0 ] && [ "$nf" = 0 ] &&
+			pass "$tag: every tripwire's dump written ($nd, at most $(grep "dump [0-9]* (trip " "$T/$tag.err" | grep -o ": [0-9]* bytes, " | awk '$2 > m { m = $2 } END { print m + 0 }') bytes), none refused" ||
+			fail "$tag: every tripwire's dump written, none refused" "$nd written, $nf refused: $(grep -m2 "does not fit\|failed" "$T/$tag.err")"
 	}
 	CFG="sched:sched_process_exec signal:signal_generate $(own_segv "$RC"),holdoff=0us buf=64k"
 	fs=$(stat -f -c '%b %S' "$R" | awk '{ print $1 * $2 }')

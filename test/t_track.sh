@@ -140,6 +140,29 @@ if start_tracer "$T/fs" 'sched:sched_process_exec procs=64'; then
 	stop_tracer >/dev/null
 fi
 
+# --- 7. a crash loop's dumps do not grow with the table: processes that
+# exited before a dump's oldest record are left out of it (issue 42). On
+# cpu 0, 100 processes A close a few fds each and exit, then B floods
+# the ring with closes until none of A's is left; B's are named B, and
+# the dump holds no COMM or EXIT of A (the old code sent all 100), and
+# no map of B (its samples are the kernel's: a tracepoint's). ---
+A=ga$$x$RANDOM; A=${A:0:15}; B=gb$$x$RANDOM; B=${B:0:15}
+cp "$T/work" "$T/$A"; cp "$T/work" "$T/$B"
+for eng in ftrace perf; do
+	rm -f "$T/go$eng.data"*
+	start_tracer "$T/go$eng" -o "$T/go$eng.data" "syscalls:sys_enter_close/fd>=100000/ engine=$eng buf=16k" || continue
+	for i in $(seq 100); do taskset -c 0 "$T/$A" close 3; done
+	taskset -c 0 "$T/$B" close 30000
+	stop_tracer >/dev/null
+	perf script -i "$T/go$eng.data" -F comm,pid,event --show-task-events --show-mmap-events 2>/dev/null >"$T/go$eng.txt"
+	na=$(grep -c "^ *$A " "$T/go$eng.txt") nb=$(grep -c "^ *$B .*sys_enter_close" "$T/go$eng.txt")
+	no=$(grep "sys_enter_close" "$T/go$eng.txt" | grep -vc "^ *$B ")
+	mb=$(grep -c "^ *$B .*PERF_RECORD_MMAP" "$T/go$eng.txt")
+	[ "$na" = 0 ] && [ "$nb" -gt 50 ] && [ "$no" = 0 ] && [ "$mb" = 0 ] &&
+		pass "$eng engine: 100 processes gone before the dump's oldest record: none of their records in it; $nb closes, all named $B, none of its maps" ||
+		fail "$eng engine: processes gone before the dump's oldest record are left out, and maps no sample needs" "$na records of $A; $nb closes of $B, $no of others, $mb maps of $B: $(grep -m3 "^ *$A " "$T/go$eng.txt")"
+done
+
 # --- a process there before tracer that execs later: its samples before
 # the exec carry its old name, after it the new one ---
 E=ex$$x$RANDOM; E=${E:0:15}; cp "$T/work" "$T/$E"; rm -f "$T/px.data"
@@ -154,18 +177,19 @@ fi
 # --- a program that maps many libraries (here perf itself, 40 of them:
 # more records than a process's slot holds) and exits before the dump
 # keeps its name and its program's map: the slot gives up its oldest
-# library maps, not the exec's COMM ---
+# library maps, not the exec's COMM. (A stream: it sends every map; a
+# dump to a file has only those of processes with user-mode samples.) ---
 M=mm$$x$RANDOM; M=${M:0:15}
 cp "$(command -v perf)" "$T/$M"
 nl=$(ldd "$T/$M" 2>/dev/null | grep -c '=> /')
 rm -f "$T/mm.data"*
 if [ "$nl" -lt 25 ]; then
 	skip "a program of many libraries keeps its name" "perf here maps only $nl libraries: not enough to fill a slot"
-elif start_tracer "$T/mm" -o "$T/mm.data" 'sched:sched_switch sched:sched_process_exec sched:sched_process_exit buf=4m'; then	# (a busy machine's switches)
+elif start_tracer "$T/mm" 'sched:sched_switch sched:sched_process_exec sched:sched_process_exit buf=4m'; then	# (a busy machine's switches)
 	"$T/$M" version >/dev/null
 	sleep 0.3
 	stop_tracer >/dev/null
-	perf script -i "$T/mm.data" --show-mmap-events 2>/dev/null >"$T/mm.txt"
+	perf script -i "$T/mm.out" --show-mmap-events 2>/dev/null >"$T/mm.txt"
 	n=$(grep -c "^ *$M [0-9]* .*sched:" "$T/mm.txt"); u=$(grep -c "^ *:[0-9]* .*filename=$T/$M " "$T/mm.txt")
 	m=$(grep -c "PERF_RECORD_MMAP2 .* $T/$M\$" "$T/mm.txt")
 	[ "$n" -gt 0 ] && [ "$u" = 0 ] && [ "$m" -gt 0 ] &&
