@@ -23,6 +23,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include "config.h"
 #include "dur.h"
@@ -46,15 +47,25 @@ static const struct preset {
 	{ "irq", "irq.irq_handler_entry", "irq", "irq.irq_handler_exit", "irq", "int irq", "irq", 0, 0 },
 	{ "blocked", "sched.sched_switch", "prev_pid", "sched.sched_waking", "pid",
 	  "pid_t pid; char comm[16]", "pid,comm", "prev_state & 2 && prev_pid != %d", 0 },
+	/* one softirq at a time on a CPU: keyed by it ("cpu" before 5.15) */
+	{ "softirq", "irq.softirq_entry", "common_cpu", "irq.softirq_exit", "common_cpu",
+	  "unsigned int vec", "vec", 0, 0 },
+	/* from the switch to a task to the switch from it (the idle tasks,
+	 * pid 0, left out): found when it ends */
+	{ "oncpu", "sched.sched_switch", "next_pid", "sched.sched_switch", "prev_pid",
+	  "pid_t pid; char comm[16]", "prev_pid,prev_comm", "next_pid != 0", 0 },
 };
+#define NPRESET (sizeof(presets) / sizeof(*presets))
 
 static struct dur {
 	const struct preset *p;
 	const char *what;	/* the tripwire as typed */
-	char *sfilt;		/* the user's filter on the start event */
+	char *sfilt, *efilt;	/* the user's filters on the start and end events */
 	long us;		/* the threshold */
+	struct preset own;	/* the generic form's (p points here) */
 	char name[32], ev[96];	/* tr_dur_PID_K; synthetic:NAME/lat >= US/ */
 	int trip, made, trig;	/* trig: triggers written (1 start, 2 end too) */
+	int oldcpu;		/* the kernel keys "cpu" (before 5.15) */
 } durs[16];
 static int ndur, dfd = -1, lfd = -1;	/* lfd: our instance's tracing_on, flock()ed: we live */
 static char inst[300], sev[320];	/* our instance; its synthetic event dir */
@@ -71,6 +82,26 @@ static int wr(const char *path, const char *s)
 	return -r;
 }
 
+/* One side of the generic form, "SYS:EV(KEY,...)[/FILTER/]" in [s, e):
+ * its event "SYS.EV", its keys and its filter; 0, or -1 if malformed. */
+static int side(const char *s, const char *e, const char **ev, const char **keys, char **filt)
+{
+	const char *o = memchr(s, '(', e - s), *c = o ? memchr(o, ')', e - o) : 0;
+	char *v;
+
+	if (!c || c - o < 2 || !(v = memchr(s, ':', o - s)) || v == s || v + 1 == o)
+		return -1;
+	*ev = v = xstrndup(s, o - s);
+	v[span(v, ":", 0)] = '.';
+	*keys = xstrndup(o + 1, c - o - 1);
+	if (++c == e)
+		return 0;
+	if (*c != '/' || e[-1] != '/' || e - c < 3)
+		return -1;
+	*filt = xstrndup(c + 1, e - c - 2);
+	return 0;
+}
+
 const char *dur_add(int trip, const char *what, char *spec, long us)
 {
 	struct dur *d = durs + ndur;
@@ -80,11 +111,29 @@ const char *dur_add(int trip, const char *what, char *spec, long us)
 	if (ndur == sizeof(durs) / sizeof(*durs))
 		return "too many duration tripwires: at most 16";
 	memset(d, 0, sizeof(*d));
-	for (i = 0; i < sizeof(presets) / sizeof(*presets); i++)
+	for (i = 0; i < NPRESET; i++)
 		if (!strncmp(spec, presets[i].name, f - spec) && !presets[i].name[f - spec])
 			d->p = presets + i;
+	/* the generic form, START(KEYS)[/F/]..END(KEYS)[/F/]: f at the
+	 * start's last (its ')', or its filter's '/': one may hold "..") */
+	if (!d->p && (f = xstrchr(spec, ')')) && f[1] == '/')
+		f = xstrstr(f + 2, "/..");
+	if (!d->p && f && f[1] == '.' && f[2] == '.') {
+		struct preset *o = &d->own;
+
+		if (side(spec, f + 1, &o->start, &o->skey, &d->sfilt) ||
+		    side(f + 3, f + 3 + strlen(f + 3), &o->end, &o->ekey, &d->efilt))
+			return "a duration between two events: trip=SYS:START(KEY,...)[/FILTER/]..SYS:END(KEY,...)[/FILTER/]>TIME";
+		i = strlen(o->start) + strlen(o->end) + 4;
+		f = xmalloc(i);
+		fmt(f, i, "%s..%s", o->start + span(o->start, ".", 0) + 1, o->end + span(o->end, ".", 0) + 1);
+		o->name = f;
+		d->p = o;
+		f = "";
+	}
 	if (!d->p)
-		return "a duration is wakeup, syscall, irq or blocked, then >TIME (trip=wakeup>5ms)";
+		return "a duration is wakeup, syscall, irq, softirq, blocked, oncpu or SYS:START(KEY)..SYS:END(KEY), "
+		       "then >TIME (trip=wakeup>5ms)";
 	if (*f) {
 		char *e = xstrrchr(f + 1, '/');
 
@@ -131,16 +180,28 @@ static void unhook(const char *dir, const char *ev, int pass)
 	}
 }
 
-static void unhook_synth(const char *name, void *ctx)
+static const char *sweep_dir;	/* the system being swept */
+
+static void sweep_ev(const char *name, void *ctx)
 {
-	unhook(sweep, name, 1);
+	unhook(sweep_dir, name, *(int *)ctx);
+}
+
+/* A system's events in the instance swept: their triggers (pass *ctx) */
+static void sweep_sys(const char *name, void *ctx)
+{
+	char d[400];
+
+	fmt(d, sizeof(d), "%s/events/%s", sweep, name);
+	sweep_dir = d;
+	if (path_mode(d) == S_IFDIR)
+		dir_each(d, sweep_ev, ctx);
 }
 
 static void stale_inst(const char *name, void *ctx)
 {
 	char d[400];
-	size_t i, np = sizeof(presets) / sizeof(*presets);
-	int fd, busy;
+	int fd, busy, pass;
 
 	fmt(sweep, sizeof(sweep), "%s/instances/%s", tracefs, name);
 	if (strncmp(name, "tracer.", 7) || !inst_marked(sweep))
@@ -154,17 +215,12 @@ static void stale_inst(const char *name, void *ctx)
 		if (busy)
 			return;
 	}
-	for (i = 0; i < 4 * np; i++) {	/* each start and end, twice */
-		const char *ev = i & 1 ? presets[i % (2 * np) / 2].end : presets[i % (2 * np) / 2].start;
-		size_t k = span(ev, ".", 0);
-
-		fmt(d, sizeof(d), "%s/events/%s", sweep, ev);
-		d[strlen(sweep) + 8 + k] = '/';
-		unhook(d, "", i >= 2 * np);
+	/* every event's triggers (the generic form's may be on any): those
+	 * that read variables, then the rest */
+	for (pass = 0; pass < 2; pass++) {
+		fmt(d, sizeof(d), "%s/events", sweep);
+		dir_each(d, sweep_sys, &pass);
 	}
-	fmt(d, sizeof(d), "%s/events/synthetic", sweep);
-	fmt(sweep, sizeof(sweep), "%s", d);
-	dir_each(d, unhook_synth, 0);
 	fmt(d, sizeof(d), "%s/instances/%s", tracefs, name);
 	if (!RMDIR(d))
 		msg("removed instances/%s: its tracer was killed", name);
@@ -195,6 +251,81 @@ static void stale_synth(void)
 	}
 }
 
+/* Whether a synthetic event knows type t (the kernel's synth_field_size) */
+static int synth_type(const char *t)
+{
+	static const char k[] = "s64\0u64\0s32\0u32\0s16\0u16\0s8\0u8\0char\0unsigned char\0int\0"
+		"unsigned int\0short\0unsigned short\0long\0unsigned long\0bool\0pid_t\0gfp_t\0";
+	const char *p;
+
+	for (p = k; *p; p += strlen(p) + 1)
+		if (!strcmp(p, t))
+			return 1;
+	return 0;
+}
+
+/* The generic form's synthetic fields: each key of the end event, in
+ * the type its format gives (by size: the kernel's synthetic events
+ * know no dev_t or sector_t), "common_" left off the name. */
+static void gen_fields(struct dur *d)
+{
+	static char b[8192];
+	struct preset *o = &d->own;
+	char path[300], evn[96], *fl = xmalloc(512), *k, *l, *e;
+	const char *ev = o->end;
+	size_t n = span(ev, ".", 0), at = 0;
+	long r;
+
+	fmt(evn, sizeof(evn), "%s", ev);
+	evn[n] = ':';
+
+	fmt(path, sizeof(path), "%s/events/%s", tracefs, ev);
+	path[strlen(tracefs) + 8 + n] = '/';
+	memcpy(path + strlen(path), "/format", 8);
+	r = readfile(path, b, sizeof(b) - 1);
+	b[r > 0 ? r : 0] = 0;
+	if (r <= 0)
+		die(2, "config: %s: no event %s here", d->what, evn);
+	o->fields = fl;
+	o->args = o->ekey;
+	for (k = xstrdup(o->ekey); *k; k = e + !!*e) {
+		const char *nm = 0, *sz, *nl, *sn;
+		char ty[24];
+		unsigned bytes;
+
+		e = k + span(k, ",", 0);
+		*e = 0;
+		sn = starts(k, "common_") ? starts(k, "common_") : k;
+		/* "\tfield:unsigned int vec;\toffset:8;\tsize:4;\tsigned:0;" */
+		for (l = b; (l = xstrstr(l, "\tfield:")); l++) {
+			nm = l + span(l, ";\n", 0);
+			while (nm > l && nm[-1] != ' ')
+				nm--;
+			if (!strncmp(nm, k, strlen(k)) && (nm[strlen(k)] == ';' || nm[strlen(k)] == '['))
+				break;
+		}
+		nl = l ? l + 1 + span(l + 1, "\n", 0) : 0;
+		sz = l ? xstrstr(l, "size:") : 0;
+		if (!sz || sz > nl)
+			die(2, "config: %s: %s has no field %s", d->what, evn, k);
+		bytes = xtou(sz + 5, 0, 10);
+		if (starts(l, "\tfield:__data_loc") || (nm[strlen(k)] == '[' && !starts(l, "\tfield:char ")) ||
+		    (nm[strlen(k)] != '[' && bytes != 1 && bytes != 2 && bytes != 4 && bytes != 8))
+			die(2, "config: %s: the key %s is no number or string of a fixed size", d->what, k);
+		ty[0] = 0;	/* the type: "\tfield:TYPE NAME" */
+		if (nm - 1 - (l + 7) < (long)sizeof(ty))
+			memcpy(ty, l + 7, nm - 1 - (l + 7)), ty[nm - 1 - (l + 7)] = 0;
+		if (nm[strlen(k)] == '[')
+			fmt(fl + at, 512 - at, "%schar %s[%u]", at ? "; " : "", sn, bytes);
+		else if (synth_type(ty))	/* as the field's (6.1 wants the same) */
+			fmt(fl + at, 512 - at, "%s%s %s", at ? "; " : "", ty, sn);
+		else	/* by size, signed:1 on its line (newer kernels take it) */
+			fmt(fl + at, 512 - at, "%s%c%u %s", at ? "; " : "", (l = xstrstr(sz, "signed:1")) && l < nl ? 's' : 'u',
+			    8 * bytes, sn);
+		at = strlen(fl);
+	}
+}
+
 const char *dur_make(int i, const char *tfs)
 {
 	char path[300], decl[128];
@@ -212,6 +343,8 @@ const char *dur_make(int i, const char *tfs)
 		dir_each(decl, stale_inst, 0);
 		stale_synth();
 	}
+	if (!d->p->fields)
+		gen_fields(d);
 	fmt(decl, sizeof(decl), "%s u64 lat; %s", d->name, d->p->fields);
 	if (wr(path, decl))
 		die(2, "config: %s: the kernel refused the synthetic event '%s':", d->what, decl);
@@ -219,6 +352,17 @@ const char *dur_make(int i, const char *tfs)
 	if (!die_hook)
 		die_hook = dur_end;	/* (a later config error: tracer.c's tidy then) */
 	return d->ev;
+}
+
+/* A trigger's "keys=common_cpu" as "keys=cpu" (Linux 4.17 to 5.14);
+ * whether there was one. */
+static int cpu_key(char *t)
+{
+	char *c = xstrstr(t, "keys=common_cpu");
+
+	if (c)
+		memmove(c + 5, c + 12, strlen(c + 12) + 1);
+	return !!c;
 }
 
 /* The start's and the end's trigger of d, or its removal (!) */
@@ -244,12 +388,20 @@ static int trig(struct dur *d, int which, int off)
 	if (!which)
 		fmt(t, sizeof(t), "%shist:keys=%s:t_%d_%d=common_timestamp.usecs%s", off ? "!" : "", p->skey, pid, k, f);
 	else if (which == 1)
-		fmt(t, sizeof(t), "%shist:keys=%s:l_%d_%d=common_timestamp.usecs-$t_%d_%d:onmatch(%s).%s($l_%d_%d,%s)",
-		    off ? "!" : "", p->ekey, pid, k, pid, k, p->start, d->name, pid, k, p->args);
+		fmt(t, sizeof(t), "%shist:keys=%s:l_%d_%d=common_timestamp.usecs-$t_%d_%d:onmatch(%s).%s($l_%d_%d,%s)%s%s",
+		    off ? "!" : "", p->ekey, pid, k, pid, k, p->start, d->name, pid, k, p->args,
+		    d->efilt ? " if " : "", d->efilt ? d->efilt : "");
 	else	/* the start read at the end's other side: none stays */
 		fmt(t, sizeof(t), "%shist:keys=%s:c_%d_%d=common_timestamp.usecs-$t_%d_%d", off ? "!" : "", p->ckey,
 		    pid, k, pid, k);
-	return wr(path, t);
+	if (d->oldcpu)
+		cpu_key(t);
+	if (!wr(path, t))
+		return 0;
+	if (off || d->oldcpu || !cpu_key(t))
+		return -1;
+	d->oldcpu = !wr(path, t);	/* before 5.15: "cpu" */
+	return d->oldcpu - 1;
 }
 
 /* The kernel's name of syscall id: our hist of the crossings, keyed
@@ -306,7 +458,8 @@ static _Noreturn void refused(const struct dur *d)
 	for (n = 0; n < 2 && e > b; n++)
 		for (*e-- = 0; e > b && *e != '\n'; e--)
 			;
-	die(2, "config: %s: the kernel refused its hist trigger: %s", d->what, *e == '\n' ? e + 1 : e);
+	e += *e == '\n';
+	die(2, "config: %s: the kernel refused its hist trigger: %s", d->what, *e ? e : "(its error_log says nothing)");
 }
 
 int dur_arm(void)
@@ -367,6 +520,11 @@ static void words(const struct dur *d, const char *s, unsigned cpu, char *o, siz
 
 	/* (%c: fmt takes a format that ends in ':' as asking for errno) */
 	fmt(o, n, "%s %L.%u ms%c", d->p->name, lat / 1000, (unsigned)(lat / 100 % 10), ':');
+	if (d->p == &d->own && (v = xstrstr(s, "lat="))) {	/* its keys as the kernel says them */
+		v += 4 + span(v + 4, "0123456789", 1);
+		k = strlen(o), fmt(o + k, n - k, "%s on cpu %u", v, cpu);
+		return;
+	}
 	if ((v = xstrstr(s, " pid="))) {
 		char c[40], p[32];
 		long r;
@@ -380,6 +538,19 @@ static void words(const struct dur *d, const char *s, unsigned cpu, char *o, siz
 		k = strlen(o), fmt(o + k, n - k, " (%s)", v + 6);
 	if ((v = xstrstr(s, " irq=")))
 		k = strlen(o), fmt(o + k, n - k, " irq %u", (unsigned)xtou(v + 5, 0, 10));
+	if ((v = xstrstr(s, " vec="))) {	/* the kernel's softirq_to_name */
+		static const char vn[] = "HI\0TIMER\0NET_TX\0NET_RX\0BLOCK\0IRQ_POLL\0TASKLET\0SCHED\0HRTIMER\0RCU\0";
+		const char *q = vn;
+		unsigned x = xtou(v + 5, 0, 10), j;
+
+		for (j = 0; j < x && j < 10; j++)
+			q += strlen(q) + 1;
+		k = strlen(o);
+		if (x < 10)
+			fmt(o + k, n - k, " %s", q);
+		else
+			fmt(o + k, n - k, " vec %u", x);
+	}
 	if ((v = xstrstr(s, " id="))) {
 		char sn[48];
 

@@ -173,7 +173,8 @@ case "$rc:$err" in 2:*"'trip=nosuchpreset' at 1"*) pass "an unknown tripwire is 
 # durations (DURATION): malformed ones name the token; on a kernel
 # without synthetic events (this host's, Debian 11's 5.10) a refusal
 # naming the options (the guests of test/qemu.sh scenario w record them)
-for c in 'trip=nosuch>5ms' 'trip=wakeup>5' 'trip=wakeup>0ms' 'trip=wakeup/pid==1>5ms' 'trip=wakeup>2000s'; do
+for c in 'trip=nosuch>5ms' 'trip=wakeup>5' 'trip=wakeup>0ms' 'trip=wakeup/pid==1>5ms' 'trip=wakeup>2000s' \
+	'trip=sched:a(x)..sched:b>1ms' 'trip=sched:a()..sched:b(y)>1ms' 'trip=a(x)..sched:b(y)>1ms' 'trip=sched:a(x)/f..sched:b(y)/>1ms'; do
 	err=$("$TRACER" "cpu-clock $c" 2>&1 >/dev/null); rc=$?
 	case "$rc:$err" in 2:*"'$c' at 11: "*) pass "'$c': exit 2, $(echo "$err" | sed "s/.*at 11: //")" ;;
 	*) fail "'$c': exit 2, naming it" "rc=$rc $err" ;; esac
