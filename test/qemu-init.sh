@@ -490,7 +490,8 @@ if [ -z "${ONLY##*w*}" ]; then
 			/run/wk_blk vforkwait 300 &
 			bp=$!
 			wait $bp
-			wait_for /run/wx.err "trip blocked" $DUMP_WAIT $tp
+			# (armhf: it never fires there, not yet understood; 10 s)
+			wait_for /run/wx.err "trip blocked" $([ "$(uname -m)" = x86_64 ] && echo $DUMP_WAIT || echo 10) $tp
 			sleep 2
 			say "w: blocked pid $bp"
 			stop_tp wx $tp >/dev/null
