@@ -328,7 +328,7 @@ static void gen_fields(struct dur *d)
 
 const char *dur_make(int i, const char *tfs)
 {
-	char path[300], decl[128];
+	char path[300], decl[640];
 	struct dur *d = durs + i;
 
 	if (i >= ndur)
