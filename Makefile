@@ -64,7 +64,7 @@ VERSION ?= $(shell git describe --always --dirty 2>/dev/null || echo unknown)
 # What the program shares lives in lib/, one file per concern, as in
 # toybox; the perf ring ABI and the program are at the top.
 LAYERS := lib/lib lib/memcg lib/room lib/zstd lib/sha lib/s3 ring lib/frame lib/sink lib/pull lib/pushcfg lib/push lib/dur lib/cfg lib/print lib/perfdata lib/convert \
-	lib/buildid lib/seen lib/track lib/lean lib/ftrace lib/boot lib/hotplug lib/dump tracer
+	lib/buildid lib/seen lib/proc lib/track lib/lean lib/ftrace lib/boot lib/hotplug lib/dump tracer
 SRCS := $(LAYERS:=.c)
 HDRS := $(filter-out tracer.h,$(LAYERS:=.h)) lib/config.h
 

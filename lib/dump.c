@@ -19,6 +19,7 @@
 #include "push.h"
 #include "perfdata.h"
 #include "seen.h"
+#include "proc.h"
 #include "track.h"
 #include "lean.h"
 #include "ftrace.h"
@@ -383,20 +384,6 @@ static int ix_cmp(const void *a, const void *b)
 	return x->seq < y->seq ? -1 : 1;
 }
 
-/* The sort key: a sample's TIME is its 4th u64 (after IDENTIFIER, IP,
- * TID); any other record carries it in the trailer, 24 bytes from the
- * end (TID TIME CPU IDENTIFIER). */
-static u64 rec_time(const struct rec_hdr *h, int lean)
-{
-	const unsigned char *p = (const void *)h;
-
-	if (lean)
-		return lean_time(h);
-	if (h->type == REC_SAMPLE)
-		return *(const u64 *)(p + 8 + 24);
-	return h->size >= 8 + 24 ? *(const u64 *)(p + h->size - 24) : 0;
-}
-
 /* Index the side-band records at cp[at, at+len) and sort the index by
  * time (a table slot or a CPU's tripwire ring is in order, the whole is
  * not). Returns how many. */
@@ -597,30 +584,6 @@ static int last_pass(int pull)
 	return pull == (CFG_PUSH && cfg_push ? DUMP_PUSH : -1);
 }
 
-/* The processes that the records in [p, end) have user-mode samples of
- * (lean or not): the ones whose maps the dump needs. */
-static void user_pids(const unsigned char *p, const unsigned char *end, int lean)
-{
-	const struct rec_hdr *h;
-	const u64 *a;
-
-	for (; p < end; p += h->size) {
-		h = (const void *)p;
-		a = (const u64 *)(h + 1);
-		if (h->type != REC_SAMPLE || (h->misc & 7) != MISC_USER)
-			continue;
-		if (lean) {	/* [IDENTIFIER] [IP] TID */
-			const struct event *e = lean_ev(a, (const u64 *)(p + h->size));
-
-			if (!e || !(lean_type(e) & S_IP))
-				continue;
-			a -= lean_noid;
-		}
-		if ((const unsigned char *)(a + 3) <= p + h->size)	/* (a torn one: a pid too many) */
-			track_user(*(const u32 *)(a + 2));	/* IDENTIFIER IP TID */
-	}
-}
-
 /* The process table, read after the copies, so that it names every
  * task they hold (a task's COMM comes before its records), and the
  * tripwire hits (perf script shows what tripped): one run, sorted. */
@@ -631,16 +594,26 @@ static void side_run(struct dst *d, int pull)
 	u64 lo = -1;	/* the oldest record of the rings and the hits */
 
 	if (CFG_TRACK || CFG_PROC)
-		track_user(-1);
+		need_reset();
 	for (i = 1; i < (size_t)d->nrun; i++) {	/* (an ftrace run's once) */
 		run_head(rn + i);
-		if (rn[i].p < rn[i].end && rn[i].t < lo)
+		if (rn[i].p >= rn[i].end)
+			continue;
+		if (rn[i].t < lo)
 			lo = rn[i].t;
-		if ((CFG_TRACK || CFG_PROC) && !rn[i].ft)
-			user_pids(rn[i].p, rn[i].end, CFG_LEAN && cfg_lean);
+		if (CFG_FTRACE && (CFG_TRACK || CFG_PROC) && rn[i].ft) {
+			struct fcpu c = ft_fc[rn[i].ring];	/* a copy of the walk: its head stays */
+			u32 tid;
+
+			do	/* common_pid */
+				memcpy(&tid, c.data + 4, 4), need(NEED_NAME, tid);
+			while (ft_step(&c, 0));
+		} else if (CFG_TRACK || CFG_PROC) {
+			rec_needs(rn[i].p, rn[i].end, CFG_LEAN && cfg_lean);
+		}
 	}
 	if (CFG_TRACK || CFG_PROC)
-		user_pids(tbuf, tbuf + tn, 0);
+		rec_needs(tbuf, tbuf + tn, 0);
 	for (i = 0; CFG_TRACK && i < tn; i += ((struct rec_hdr *)(tbuf + i))->size)
 		if (rec_time((void *)(tbuf + i), 0) < lo)
 			lo = rec_time((void *)(tbuf + i), 0);
@@ -748,9 +721,9 @@ static int dump_write(struct dst *d, int pull)
 	if (CFG_PERSIST)
 		ft_comms();
 	if (CFG_TRACK)
-		track_gone();
+		proc_gone();
 	if (CFG_PROC && !(CFG_PERSIST && ft_prev))	/* (this boot's processes) */
-		track_proc();
+		proc_all();
 	if (hit_comm[0] && strcmp(hit_comm, "?"))
 		pd_comm(hit_id[0], hit_id[1], hit_comm), name_bit(hit_id[1], 1);
 	if (last_pass(pull))

@@ -48,6 +48,7 @@
 #include "memcg.h"
 #include "sink.h"
 #include "perfdata.h"
+#include "proc.h"
 #include "track.h"
 #include "lean.h"
 #include "ftrace.h"
@@ -729,7 +730,7 @@ u64 ft_grab(int rec_off, int cont, char *wrap)
 		unc |= f->unc;
 		ft_est += estimate(f);
 	}
-	track_tgid(-1);	/* asked anew */
+	proc_tgid(-1);	/* asked anew */
 	return b - a;
 }
 
@@ -838,7 +839,7 @@ static size_t ft_sample(int ri, int cpu, unsigned char *o)
 	PUT(ft_ev_of(c->data)->ids[ri]);
 	PUT(0);
 	/* (another boot's tids: /proc knows none of them) */
-	memcpy(o, (u32[2]){ PREV ? tid : track_tgid(tid), tid }, 8), o += 8;
+	memcpy(o, (u32[2]){ PREV ? tid : proc_tgid(tid), tid }, 8), o += 8;
 	PUT(c->t);
 	memcpy(o, (u32[2]){ cpu, 0 }, 8), o += 8;
 	PUT(1);

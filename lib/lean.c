@@ -3,6 +3,7 @@
  * record in perf's layout again for the dump. */
 #include <string.h>
 #include "config.h"
+#include "seen.h"
 #include "lean.h"
 
 /* ---- the lean layout (the default; the key full turns it off) ----
@@ -210,3 +211,58 @@ size_t lean_expand(const struct rec_hdr *h, int ri, int cpu, unsigned char *o)
 	return r.size;
 }
 
+
+/* ---- records of either layout ---- */
+
+/* The sort key: a sample's TIME is its 4th u64 (after IDENTIFIER, IP,
+ * TID); any other record carries it in the trailer, 24 bytes from the
+ * end (TID TIME CPU IDENTIFIER). */
+u64 rec_time(const struct rec_hdr *h, int lean)
+{
+	const unsigned char *p = (const void *)h;
+
+	if (lean)
+		return lean_time(h);
+	if (h->type == REC_SAMPLE)
+		return *(const u64 *)(p + 8 + 24);
+	return h->size >= 8 + 24 ? *(const u64 *)(p + h->size - 24) : 0;
+}
+
+/* A sample's pid and tid into id[2], in the lean layout or perf's
+ * (lean: 0); 0 if h is no sample, or names no event of ours, else 1,
+ * 2 if it carries an IP (a lean tracepoint's is left out). */
+int rec_ids(const struct rec_hdr *h, int lean, u32 id[2])
+{
+	const u64 *a = (const u64 *)(h + 1), *end = (const u64 *)((const char *)h + h->size);
+	const struct event *e;
+	int ip = 1;
+
+	if (h->type != REC_SAMPLE)
+		return 0;
+	if (lean) {	/* [IDENTIFIER] [IP] TID */
+		if (!(e = lean_ev(a, end)))
+			return 0;
+		ip = !!(lean_type(e) & S_IP);
+		a -= lean_noid + !ip;
+	}
+	if (a + 3 > end)	/* IDENTIFIER IP TID */
+		return 0;
+	memcpy(id, a + 2, 8);
+	return 1 + ip;
+}
+
+/* What the samples in [p, end) (lean or not) need described (seen.c):
+ * their tasks' names, the maps of processes sampled in user mode. */
+void rec_needs(const unsigned char *p, const unsigned char *end, int lean)
+{
+	const struct rec_hdr *h;
+	u32 id[2];	/* pid, tid */
+	int ip;
+
+	for (; p < end; p += h->size)
+		if ((ip = rec_ids(h = (const void *)p, lean, id))) {
+			need(NEED_NAME, id[1]);
+			if (ip == 2 && (h->misc & 7) == MISC_USER)	/* (a syscall's too) */
+				need(NEED_MAPS, id[0]);
+		}
+}

@@ -1,6 +1,7 @@
 /* seen.c - what a dump, or a stream, has described already, so that
- * nothing is described twice unless it changed; and which tasks perf
- * can name at each record, for the dump line's count of those it can't.
+ * nothing is described twice unless it changed; which tasks perf
+ * can name at each record, for the dump line's count of those it can't;
+ * and what a standalone dump's records need described.
  * Both for one stream and one standalone dump at a time (a pulled
  * dump in the middle of a stream keeps its own). */
 #include <string.h>
@@ -96,6 +97,7 @@ int map_seen(u32 pid, const void *slp, const char *name)
  * pid_max; a third set: the unnamed counted in this dump (not by the
  * table above, which a dump of many new tasks fills). */
 static u8 *nmd, *named, *counted;
+static int standalone;	/* the dump begun (seen_begin) */
 static u32 nbits = 32768;
 
 /* pid_max: at most 4194304 (PID_MAX_LIMIT) */
@@ -111,6 +113,7 @@ void named_init(void)
 
 void seen_begin(int mode)
 {
+	standalone = !mode;
 	/* A standalone dump (a file, a pulled one) keeps its own table, so
 	 * that it does not make a stream forget what the stream sent. */
 	seen_key = seen_tab[!mode][0];
@@ -151,4 +154,49 @@ int name_bit(u32 tid, int set)
 int count_bit(u32 tid)
 {
 	return bit(counted, tid, 1);
+}
+
+/* What a standalone dump's records need described: the maps of the
+ * processes it has user-mode samples of with an IP (most tracepoints
+ * fire in the kernel, a syscall's has the user's registers; a lean
+ * tracepoint sample has no IP, an ftrace one neither; callchains stop
+ * at the kernel: ATTR_EXCL_CALLCHAIN_USER), and the names of the tasks
+ * its records are of (and of their parents). The rest is left out, so that
+ * a crash loop's thousands of processes do not fill every dump. A
+ * stream's needs all (its later parts may). Sets of id + 1; half full,
+ * one stands for all. */
+static u32 nmaps[4096], nnames[16384];
+static struct set {
+	u32 *k, cap, n;
+} nset[2] = { { nmaps, 4096, 0 }, { nnames, 16384, 0 } };
+
+static u32 *set_at(struct set *s, u32 v)
+{
+	u32 i = v * 2654435761U;
+
+	for (;; i++)
+		if (!s->k[i &= s->cap - 1] || s->k[i] == v + 1)
+			return s->k + i;
+}
+
+void need(int what, u32 id)
+{
+	struct set *s = nset + what;
+	u32 *p;
+
+	if (s->n < s->cap / 2 && !*(p = set_at(s, id)))
+		*p = id + 1, s->n++;
+}
+
+void need_reset(void)
+{
+	int i;
+
+	for (i = 0; i < 2; i++)
+		memset(nset[i].k, 0, nset[i].cap * 4), nset[i].n = 0;
+}
+
+int needed(int what, u32 id)
+{
+	return !standalone || nset[what].n >= nset[what].cap / 2 || *set_at(nset + what, id);
 }

@@ -13,5 +13,12 @@ int map_seen(u32 pid, const void *slp, const char *name);
 void named_init(void);
 int name_bit(u32 tid, int set);	/* whether perf can name tid; set: it can now */
 int count_bit(u32 tid);	/* whether tid was counted unnamed in this dump; it is now */
+/* what a dump needs: a process's maps (NEED_MAPS, a pid), a task's name
+ * (NEED_NAME, a tid); gathered before seen_begin, asked after it */
+#define NEED_MAPS 0
+#define NEED_NAME 1
+void need(int what, u32 id);
+void need_reset(void);
+int needed(int what, u32 id);	/* a stream's: all */
 
 #endif

@@ -24,10 +24,9 @@
  * In a stream, a FORK not sent with the task's first records never is.
  *
  * A dump that stands alone leaves out the processes that exited before
- * its oldest record, and the maps of those with no user-mode sample.
- * The processes alive at dump time are described from /proc (PROC):
- * a COMM per thread and an MMAP2 per executable map, each with the
- * build-id of its file (buildid.c). */
+ * its oldest record, the names of tasks none of its records is of (nor
+ * their parents), and the maps of processes with no user-mode sample
+ * (seen.c's needs). The processes alive at dump time: proc.c. */
 #include <poll.h>
 #include <string.h>
 #include <unistd.h>
@@ -35,6 +34,7 @@
 #include "perfdata.h"
 #include "buildid.h"
 #include "seen.h"
+#include "proc.h"
 #include "track.h"
 
 #define SLOT 2048		/* bytes of records per process */
@@ -67,8 +67,6 @@ static struct name *nm;
 static u32 nm_max, nm_head, nm_n;
 static u32 *gone, ngone;	/* a set of tids (+ 1) for nm_gone */
 
-/* ---- /proc ---- */
-
 static int smode;	/* 0: a standalone dump, 1: a stream's first, 2: its next */
 static u32 gen;		/* dumps begun */
 
@@ -77,258 +75,10 @@ static u32 gen;		/* dumps begun */
 void track_begin(int mode)
 {
 	smode = mode;
+	proc_begin(mode);
 	gen++;
 	unnamed = 0;
 	seen_begin(mode);
-}
-
-/* Call fn for every numeric entry of a /proc directory. */
-struct num_walk {
-	void (*fn)(unsigned long, void *);
-	void *ctx;
-};
-
-static void num_one(const char *name, void *ctx)
-{
-	struct num_walk *w = ctx;
-	char *e;
-	unsigned long v = xtou(name, &e, 10);
-
-	if (*name >= '0' && *name <= '9' && !*e)
-		w->fn(v, w->ctx);
-}
-
-static void each_num(const char *dir, void (*fn)(unsigned long, void *), void *ctx)
-{
-	struct num_walk w = { fn, ctx };
-
-	dir_each(dir, num_one, &w);
-}
-
-/* A task's comm from /proc into comm[16], and its process's parent
- * (*ppid); the comm's length, or <= 0. "pid (comm) S ppid ...": a comm
- * may hold any byte, the last ')' ends it. A kernel thread's may be
- * longer than the kernel's 15 bytes ("kworker/0:1H-kblockd", a 6.x
- * kthread's full name): cut as the kernel's. */
-static long task_comm(u32 pid, u32 tid, char *comm, u32 *ppid)
-{
-	char b[160], *p, *q;
-	long n;
-
-	fmt(b, 64, "/proc/%u/task/%u/stat", pid, tid);
-	n = readfile(b, b, sizeof(b) - 1);
-	if (n <= 0)
-		return -1;
-	b[n] = 0;
-	q = xstrchr(b, '(');
-	p = xstrrchr(b, ')');
-	if (!q || !p || p < q)
-		return -1;
-	n = p - q - 1 < 15 ? p - q - 1 : 15;
-	memcpy(comm, q + 1, n);
-	comm[n] = 0;
-	*ppid = xtou(p + 3, 0, 10);
-	return n;
-}
-
-/* A task's parent, as perf record gives it (a FORK ahead of its COMMs
- * and maps, once): a process's from its stat, a thread's is its
- * process. Without one, perf sched timehist shows parent -1. perf names
- * the task anew from its parent then: the caller sends its COMM after
- * (1 returned) even if it did before. */
-static int proc_fork(u32 pid, u32 tid, u32 ppid)
-{
-	struct { u32 pid, ppid, tid, ptid; u64 t; } f = { pid, ppid, tid, ppid, 0 };
-
-	if (tid != pid)
-		f.ppid = f.ptid = pid;
-	if (seen(tid | 1 << 30, 1))
-		return 0;
-	pd_rec(REC_FORK, 0, &f, sizeof(f), "44448", 0);
-	return 1;
-}
-
-static void comm_one(unsigned long tid, void *ctx)
-{
-	struct { u32 pid, tid; } c = { *(u32 *)ctx, tid };
-	char comm[16];
-	u32 pp;
-
-	if (task_comm(c.pid, tid, comm, &pp) <= 0)
-		return;
-	name_bit(tid, 1);	/* now, or by what went before */
-	if (proc_fork(c.pid, tid, pp) | !comm_seen(tid, comm))
-		pd_rec(REC_COMM, 0, &c, sizeof(c), "44", comm);
-}
-
-/* The tasks that were there when we started. One that exits before a
- * dump is in neither the table (its COMM went by before we looked) nor
- * /proc: the dump names it from here. */
-#define NPRE 4096
-static struct pre { u32 pid, tid, ppid; char comm[16]; } *pre;
-static size_t npre;
-
-static void pre_task(unsigned long tid, void *ctx)
-{
-	struct pre *e = pre + npre;
-
-	if (npre < NPRE && task_comm(*(u32 *)ctx, tid, e->comm, &e->ppid) > 0) {
-		e->pid = *(u32 *)ctx;
-		e->tid = tid;
-		npre++;
-	}
-}
-
-static void pre_proc(unsigned long pid, void *ctx)
-{
-	char path[32];
-	u32 p = pid;
-
-	fmt(path, sizeof(path), "/proc/%u/task", p);
-	each_num(path, pre_task, &p);
-}
-
-static const struct pre *pre_find(u32 tid)
-{
-	size_t i;
-
-	for (i = 0; i < npre; i++)
-		if (pre[i].tid == tid)
-			return pre + i;
-	return 0;
-}
-
-/* For a dump, after the table and before /proc: for each task of the
- * start, its FORK (its parent then) and its COMM, the name before any
- * the table describes (an exec, a rename: not marked then, the table's
- * is the latest). /proc's, after, wins for a task that is still there
- * under another name. */
-void track_gone(void)
-{
-	size_t i;
-	u32 v;
-
-	for (i = 0; i < npre; i++) {
-		const char *c = pre[i].comm;
-
-		/* Once a stream's: again only when its table of what it sent
-		 * started anew (then /proc's COMM, after, is the latest). */
-		if (!proc_fork(pre[i].pid, pre[i].tid, pre[i].ppid))
-			continue;
-		if (!seen_get(pre[i].tid, &v) || smode == 2)
-			comm_seen(pre[i].tid, c);
-		else if (v == comm_hash(c))	/* the table's already: an exec */
-			c = 0;	/* between its rings' start and the look */
-		if (c)
-			pd_comm(pre[i].pid, pre[i].tid, c);
-		name_bit(pre[i].tid, 1);
-	}
-}
-
-/* An MMAP2 for each executable map of /proc/PID/maps in b that this
- * dump or stream has not described yet. */
-static void maps_emit(u32 pid, char *b)
-{
-	char *p, *nl;
-
-	for (p = b; (nl = xstrchr(p, '\n')); p = nl + 1) {
-		struct {
-			u32 pid, tid;
-			u64 start, len, pgoff;
-			u32 maj, min;
-			u64 ino, gen;
-			u32 prot, flags;
-		} m = { .pid = pid, .tid = pid };
-		char *q, *path;
-
-		*nl = 0;
-		path = xstrchr(p, '/');
-		if (!path)
-			path = xstrstr(p, "[vdso]");
-		q = xstrchr(p, ' ');
-		if (!path || !q || q[3] != 'x')
-			continue;
-		m.start = xtou(p, &q, 16);
-		m.len = xtou(q + 1, &q, 16) - m.start;
-		m.prot = (q[1] == 'r') | (q[2] == 'w') << 1 | 4;
-		m.flags = q[4] == 'p' ? 2 : 1;
-		m.pgoff = xtou(q + 6, &q, 16);
-		m.maj = xtou(q + 1, &q, 16);
-		m.min = xtou(q + 1, &q, 16);
-		m.ino = xtou(q + 1, &q, 10);
-		if (map_seen(pid, &m.start, path))
-			continue;
-		/* With its build-id, perf refuses a host file that differs. */
-		if (*path == '/' && bid_map(path, m.maj, m.min, m.ino, (u8 *)&m.maj + 4)) {
-			memset(&m.maj, 0, 4);
-			*(u8 *)&m.maj = 20;
-			pd_rec(REC_MMAP2, MISC_USER | MISC_MMAP_BUILD_ID, &m, sizeof(m),
-			    "44888" "xxxxxxxxxxxxxxxxxxxxxxxx" "44", path);
-		} else {
-			pd_rec(REC_MMAP2, MISC_USER, &m, sizeof(m), "44888448844", path);
-		}
-	}
-}
-
-/* The processes that a standalone dump has user-mode samples of: only
- * their maps are of use to perf (a tracepoint's sample is in the
- * kernel, an ftrace one has no IP, and callchains stop at the kernel:
- * ATTR_EXCL_CALLCHAIN_USER). The rest get their names alone, so that a
- * crash loop's thousand processes do not fill a dump with their maps.
- * A set of pid + 1; half full, it stands for all. */
-#define NUSER 4096
-static u32 user[NUSER], nuser;
-
-static u32 *user_at(u32 pid)
-{
-	u32 i = pid * 2654435761U;
-
-	for (;; i++)
-		if (!user[i &= NUSER - 1] || user[i] == pid + 1)
-			return user + i;
-}
-
-/* pid has user-mode samples in the dump; -1: a dump begins, none yet */
-void track_user(u32 pid)
-{
-	u32 *u;
-
-	if (pid == (u32)-1)
-		memset(user, 0, sizeof(user)), nuser = 0;
-	else if (nuser < NUSER / 2 && !*(u = user_at(pid)))
-		*u = pid + 1, nuser++;
-}
-
-/* Whether pid's maps go into this dump: a stream's always (its later
- * samples may need them). */
-static int user_maps(u32 pid)
-{
-	return smode || nuser >= NUSER / 2 || *user_at(pid);
-}
-
-static void proc_one(unsigned long pid, void *ctx)
-{
-	static char b[1 << 17];
-	char path[64], *p;
-	u32 tgid = pid;
-	long n;
-
-	memcpy(path, "/proc/", 6);
-	p = utoa(path + 6, pid);
-	memcpy(p, "/task", 6);
-	each_num(path, comm_one, &tgid);
-	memcpy(p, "/maps", 6);
-	n = user_maps(pid) ? readfile(path, b, sizeof(b) - 1) : 0;
-	if (n <= 0)
-		return;
-	b[n] = 0;
-	maps_emit(pid, b);
-}
-
-/* Every process from /proc, but what this dump or stream described. */
-void track_proc(void)
-{
-	each_num("/proc", proc_one, 0);
 }
 
 /* ---- the tracking ring and the table ---- */
@@ -528,12 +278,12 @@ static void slot_proc_comm(struct slot *to, const u32 *f, u64 t)
 	u64 b[8] = { 0 };	/* header, pid tid, comm[16], TID TIME CPU IDENTIFIER */
 	struct rec_hdr *h = (void *)b;
 	char *c = (char *)(b + 2);
-	const struct pre *e = pre_find(f[3]);
+	const char *e = proc_start_comm(f[3]);
 	u32 v;
 
 	if (e)
-		memcpy(c, e->comm, 16);
-	else if (task_comm(f[1], f[3], c, &v) <= 0)
+		memcpy(c, e, 16);
+	else if (proc_comm(f[1], f[3], c, &v) <= 0)
 		return;
 	h->type = REC_COMM;
 	h->size = sizeof(b);
@@ -671,14 +421,13 @@ void track_init(int n, const u64 *want)
 	for (cpu = i = 0; cpu < 1024; cpu++)
 		if (want[cpu / 64] >> cpu % 64 & 1)
 			track_open(i++, cpu);
-	pre = xmalloc(NPRE * sizeof(*pre));
 	named_init();
 	/* For tests only: TRACER_PRESCAN=FILE waits (30 s at most) for
 	 * FILE here, so that a test's exec falls between the two. */
 	if (CFG_TESTHOOKS && (e = hook("TRACER_PRESCAN")))
 		for (msg("test hook: waiting for %s", e), i = 0; access(e, F_OK) && i < 3000; i++)
 			poll(0, 0, 10);
-	each_num("/proc", pre_proc, 0);
+	proc_snap();
 }
 
 /* One tracking ring for CPU number i; returns its fd for poll, or -1 if
@@ -836,10 +585,28 @@ size_t track_copy(unsigned char *dst, u64 lo)
 		lo = 0;
 	if (lo)
 		nm_gone(lo);
+	/* the parents of the tasks named, and theirs: from the table's
+	 * forks, then twice from the names' */
+	for (s = slots; !smode && s < slots + nslots; s++)
+		for (off = 0; off < s->used; off += ((struct rec_hdr *)(s->b + off))->size) {
+			const u32 *f = (const u32 *)(s->b + off + 8);
+
+			if (((struct rec_hdr *)(s->b + off))->type == REC_FORK)
+				need(NEED_NAME, f[1]), need(NEED_NAME, f[3]);
+		}
+	for (off = 0; !smode && off < 2 * nm_n; off++) {
+		struct name *e = NM(off % nm_n);
+		u32 p[2];
+
+		if ((e->c[15] >> 2 & 7) == REC_FORK && needed(NEED_NAME, e->tid)) {
+			memcpy(p, e->c, 8);	/* ppid, ptid */
+			need(NEED_NAME, p[0]), need(NEED_NAME, p[1]);
+		}
+	}
 	for (i = 0; i < nm_n; i++) {
 		struct name *e = NM(i);
 
-		if (e->c[15] & (1 | GONE)) {
+		if (e->c[15] & (1 | GONE) || !needed(NEED_NAME, e->tid)) {
 			e->c[15] &= ~GONE;
 			continue;
 		}
@@ -865,7 +632,7 @@ size_t track_copy(unsigned char *dst, u64 lo)
 				  h->type == REC_MMAP2 ? map_seen(f[0], f + 2, (const char *)(f + 16)) :
 				  h->type == REC_FORK && !slot_exited(s, f[2]);
 
-			if ((smode == 2 && !memcmp(id, &(u64){ 0 }, 8)) || (h->type == REC_MMAP2 && !user_maps(s->pid)))
+			if ((smode == 2 && !memcmp(id, &(u64){ 0 }, 8)) || (h->type == REC_MMAP2 && !needed(NEED_MAPS, s->pid)))
 				continue;
 			if (smode)
 				memset(id, 0, 8);
@@ -916,32 +683,4 @@ void track_stats(unsigned long *used, unsigned long *ev, unsigned long *dr, unsi
 	*used = nslots;
 	*ev = evicted;
 	*dr = dropped;
-}
-
-/* tid -> pid, from /proc/TID/status, asked once per tid and dump
- * (track_tgid(-1): a dump begins, all asked anew); a task gone by then
- * has its tid as its pid. For the ftrace engine's samples. Not the
- * kernel's saved_tgids: options/record-tgid counts its sched_switch
- * probe by walking every instance's events, and two tracers side by
- * side leave that probe behind for good (seen on 6.18). */
-#define TGIDS 16384
-static u32 tg[TGIDS][2];	/* tid + 1, its pid: the last tid of each slot */
-
-u32 track_tgid(u32 tid)
-{
-	char p[40], b[256], *s;
-	u32 *t = tg[tid % TGIDS];
-	long n;
-
-	if (tid == (u32)-1)
-		return memset(tg, 0, sizeof(tg)), 0;
-	if (t[0] != tid + 1) {
-		fmt(p, sizeof(p), "/proc/%u/status", tid);
-		n = readfile(p, b, sizeof(b) - 1);
-		b[n > 0 ? n : 0] = 0;
-		s = xstrstr(b, "\nTgid:");
-		t[0] = tid + 1;
-		t[1] = s && (n = xtou(s + 6, 0, 10)) ? n : tid;
-	}
-	return t[1];
 }

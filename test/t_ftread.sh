@@ -76,7 +76,7 @@ fi
 # The walk of crafted pages: a discarded event's delta, the missed-events
 # flags, pages of one stamp in the ring's order.
 if cc_out=$(${CC:-musl-gcc} -static -O1 -I. -Ilib -o "$T/fttest" test/fttest.c lib/lib.c lib/memcg.c lib/room.c lib/zstd.c ring.c lib/frame.c lib/sink.c \
-	lib/pull.c lib/dur.c lib/cfg.c lib/print.c lib/perfdata.c lib/buildid.c lib/seen.c lib/track.c lib/lean.c 2>&1); then
+	lib/pull.c lib/dur.c lib/cfg.c lib/print.c lib/perfdata.c lib/buildid.c lib/seen.c lib/proc.c lib/track.c lib/lean.c 2>&1); then
 	while read -r r; do
 		case $r in PASS:*) pass "fttest: ${r#PASS: }" ;; SKIP:*) r=${r#SKIP: }; skip "fttest: ${r%: *}" "${r##*: }" ;;
 		*) fail "fttest: ${r#FAIL: }" ;; esac

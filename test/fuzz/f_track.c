@@ -179,9 +179,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
 		unsigned char *all = xmalloc(track_max());
 		size_t part;
 
-		track_user(-1);
-		for (i = 0; i < 256; i += 2)	/* the maps of even pids */
-			track_user(i);
+		need_reset();
+		for (i = 0; i < 256; i += 2)	/* the maps of even pids, the names of odd tids */
+			need(NEED_MAPS, i), need(NEED_NAME, i + 1);
 		track_begin(0);
 		part = track_copy(dst, (u64)(fl >> 4) << 12);
 		track_begin(0);
