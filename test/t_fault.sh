@@ -191,12 +191,14 @@ if start_tracer "$T/f8" -o "$T/f8.data" 'sched:sched_switch procs=32768'; then
 		fail "procs=32768: dumps decode" "rc=$rc $(tail -2 "$T/f8.err")"
 fi
 
-# --- 11. a FIFO where a deleted binary was must not block a dump ---
+# --- 11. a FIFO where a deleted binary was must not block a dump (a
+# stream: it describes every live process's maps; a file only those
+# that a user-mode sample of it needs) ---
 D=dl$$x$RANDOM; D=${D:0:15}
 cp "$T/work" "$T/$D"; "$T/$D" hold & DP=$!; WORKS="$WORKS $DP"; sleep 0.2
 rm "$T/$D"; mkfifo "$T/$D (deleted)"
 rm -f "$T/f11"*
-if start_tracer "$T/f11" -o "$T/f11.data" 'sched:sched_switch'; then
+if start_tracer "$T/f11" 'sched:sched_switch'; then
 	kill -USR2 $TPID
 	if wait_line "$T/f11" "dump 1 (" >/dev/null; then
 		pass "a FIFO named like a deleted binary: the dump is not blocked"
@@ -205,7 +207,7 @@ if start_tracer "$T/f11" -o "$T/f11.data" 'sched:sched_switch'; then
 	fi
 	kill -TERM $TPID; for i in $(seq 50); do kill -0 $TPID 2>/dev/null || break; sleep 0.1; done
 	kill -0 $TPID 2>/dev/null && fail "... and SIGTERM still ends tracer" || pass "... and SIGTERM still ends tracer"
-	perf script -i "$T/f11.data" --show-mmap-events 2>/dev/null | grep -q "$D (deleted)" &&
+	perf script -i "$T/f11.out" --show-mmap-events 2>/dev/null | grep -q "$D (deleted)" &&
 		pass "the deleted binary's map is still described" || fail "the deleted binary's map is still described"
 fi
 kill $DP 2>/dev/null; rm -f "$T/$D (deleted)"
