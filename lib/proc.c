@@ -10,13 +10,6 @@
 #include "seen.h"
 #include "proc.h"
 
-static int pmode;	/* the dump's: 0 stands alone, 1 begins a stream, 2 goes on */
-
-void proc_begin(int mode)
-{
-	pmode = mode;
-}
-
 /* Call fn for every numeric entry of a /proc directory. */
 struct num_walk {
 	void (*fn)(unsigned long, void *);
@@ -157,7 +150,7 @@ void proc_gone(void)
 		 * started anew (then /proc's COMM, after, is the latest). */
 		if (!proc_fork(pre[i].pid, pre[i].tid, pre[i].ppid))
 			continue;
-		if (!seen_get(pre[i].tid, &v) || pmode == 2)
+		if (!seen_get(pre[i].tid, &v) || seen_mode() == 2)
 			comm_seen(pre[i].tid, c);
 		else if (v == comm_hash(c))	/* the table's already: an exec */
 			c = 0;	/* between its rings' start and the look */

@@ -4,7 +4,6 @@
 
 #include "lib.h"
 
-void proc_begin(int mode);	/* a dump begins (track_begin's mode) */
 void proc_snap(void);		/* the tasks there at the start */
 /* a task's comm from /proc into comm[16] and its process's parent; the
  * comm's length, or <= 0 */

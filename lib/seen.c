@@ -97,7 +97,7 @@ int map_seen(u32 pid, const void *slp, const char *name)
  * pid_max; a third set: the unnamed counted in this dump (not by the
  * table above, which a dump of many new tasks fills). */
 static u8 *nmd, *named, *counted;
-static int standalone;	/* the dump begun (seen_begin) */
+static int dmode;	/* the dump begun (seen_begin): 0 stands alone, 1 begins a stream, 2 goes on */
 static u32 nbits = 32768;
 
 /* pid_max: at most 4194304 (PID_MAX_LIMIT) */
@@ -111,9 +111,14 @@ void named_init(void)
 	counted = nmd + 2 * nbits / 8;
 }
 
+int seen_mode(void)
+{
+	return dmode;
+}
+
 void seen_begin(int mode)
 {
-	standalone = !mode;
+	dmode = mode;
 	/* A standalone dump (a file, a pulled one) keeps its own table, so
 	 * that it does not make a stream forget what the stream sent. */
 	seen_key = seen_tab[!mode][0];
@@ -198,5 +203,5 @@ void need_reset(void)
 
 int needed(int what, u32 id)
 {
-	return !standalone || nset[what].n >= nset[what].cap / 2 || *set_at(nset + what, id);
+	return dmode || nset[what].n >= nset[what].cap / 2 || *set_at(nset + what, id);
 }

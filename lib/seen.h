@@ -5,6 +5,7 @@
 #include "lib.h"
 
 void seen_begin(int mode);	/* 0: a standalone dump, 1: a stream's first, 2: its next */
+int seen_mode(void);	/* the mode of the dump begun */
 int seen(u32 key, u32 val);	/* whether key was described as val; it is now */
 int seen_get(u32 key, u32 *val);
 int comm_seen(u32 tid, const char *comm);

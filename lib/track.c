@@ -75,7 +75,6 @@ static u32 gen;		/* dumps begun */
 void track_begin(int mode)
 {
 	smode = mode;
-	proc_begin(mode);
 	gen++;
 	unnamed = 0;
 	seen_begin(mode);
