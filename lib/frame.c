@@ -21,8 +21,8 @@
 
 #define LINE 48
 
-static const char b64[] =
-	"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+static const char b64[] =	/* and its pad */
+	"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=";
 
 static u32 crc32(u32 c, const unsigned char *p, size_t n)
 {
@@ -161,6 +161,7 @@ struct xdump {
 	size_t nl;		/* the size of the last line's bytes */
 	u32 crc;
 	int dump, bad, done, fd, hold;	/* fd: -o's file */
+	int fails;		/* lines not repaired: past 64, none tried */
 };
 
 static void (*x_each)(const u8 *, size_t);
@@ -198,70 +199,147 @@ static void xput(struct xdump *d, const unsigned char *p, size_t n)
 	d->nl = n;
 }
 
-/* One "#T N DATA CRC" line of dump d, found at line ln of the capture. */
-/* "DATA CRC" of n chars: decode into raw; its length, or -1. The CRC
- * is exactly 8 hex digits; a console may put more after them on the
- * same line (a kernel message). */
-static int xdata(const char *data, size_t n, unsigned char *raw)
+/* "N DATA CRC" of n chars: decode into raw; its length (its number in
+ * *seq, its digits in *nd), or -1. The CRC is exactly 8 hex digits; a
+ * console may put more after them on the same line (a kernel message). */
+static int xdata(const char *s, size_t n, u64 *seq, int *nd, unsigned char *raw)
 {
-	const char *sp = memchr(data, ' ', n);
+	const char *data, *sp, *end = s + n;
 	char *e;
 	u32 crc;
 	int k;
 
-	if (!sp || sp - data > LINE * 4 / 3 || data + n - sp - 1 < 8 ||
-	    (k = unb64(data, sp - data, raw)) < 0)
+	if (n < 1 || *s < '0' || *s > '9')
+		return -1;
+	*seq = xtou(s, &e, 10), *nd = e - s, data = e + 1;
+	if (e >= end || *e != ' ' || !(sp = memchr(data, ' ', end - data)) ||
+	    sp - data > LINE * 4 / 3 || end - sp - 1 < 8 ||
+	    (k = unb64(data, sp - data, raw)) < 1)	/* (none: its CRC is 0) */
 		return -1;
 	crc = xtou(sp + 1, &e, 16);
 	return e == sp + 9 && crc32(0, raw, k) == crc ? k : -1;
 }
 
-/* The kernel prints to the console past the tty, so a message (which
- * ends in a newline) can land inside one of our lines: our line's start,
- * then the message, then the rest of our line on a later capture line.
- * Try the start of this line joined to each of the next few lines. */
-static int xrepair(const char *data, const char *rest, unsigned char *raw)
+/* chars of set that end s[0, n), back to no further than s[lo] */
+static size_t back(const char *s, size_t n, size_t lo, const char *set)
 {
-	char join[2 * LINE + 64];
-	size_t k = span(data, b64 + 0, 1), r;
-	int i, n;
+	size_t k = 0;
 
-	while (data[k] == '=')
+	while (n - k > lo && s[n - k - 1] && xstrchr(set, s[n - k - 1]))
 		k++;
-	if (k > LINE * 4 / 3)
-		return -1;
-	for (i = 0; i < 4 && rest && *rest; i++) {
-		r = span(rest, "\r\n", 0);
-		if (k + r < sizeof(join)) {
-			memcpy(join, data, k);
-			memcpy(join + k, rest, r);
-			join[k + r] = 0;
-			if ((n = xdata(join, k + r, raw)) >= 0)
-				return n;
-		}
-		rest = xstrchr(rest, '\n');
+	return k;
+}
+
+#define XSHORT (20 + LINE * 4 / 3 + 10)	/* our longest line: "N DATA CRC" */
+
+static int xlinehas(const char *s, const char *w)
+{
+	const char *m = xstrstr(s, w), *nl = xstrchr(s, '\n');
+
+	return m && (!nl || m < nl);
+}
+
+/* A join to try: our line's start s[0, i) and its end t[j, e); kept
+ * when its CRC holds: done (1) when it bears the number due. */
+struct xjoin {
+	u64 want, seq;
+	int n;
+	unsigned char alt[LINE + 3];
+};
+
+static int xtry(struct xjoin *c, const char *s, size_t i, const char *t, size_t j, size_t e,
+		unsigned char *raw)
+{
+	char join[2 * XSHORT];
+	u64 q;
+	int k, nd;
+
+	if (i + e - j >= sizeof(join))
+		return 0;
+	memcpy(join, s, i), memcpy(join + i, t + j, e - j), join[i + e - j] = 0;
+	if ((k = xdata(join, i + e - j, &q, &nd, raw)) < 0)
+		return 0;
+	if (q == c->want)
+		return c->seq = q, c->n = k, 1;
+	if (c->n < 0)	/* a second choice */
+		c->seq = q, c->n = k, memcpy(c->alt, raw, k);
+	return 0;
+}
+
+/* The kernel prints to the console past the tty, so a message, or a
+ * piece of one (pr_cont: "segfault ... code 1", later " in exe[...]"),
+ * can land anywhere inside one of our lines: in its number, its data or
+ * its CRC. With its newline, the rest of our line is the end of a later
+ * capture line; without, the end of this one. So our line is a start
+ * of this one, up to where the message began (at most as far as our
+ * alphabet goes: s[0, pv)), and an end of this or one of the next four
+ * lines, as long as "N DATA CRC" needs (DATA is 4k base64 chars): the
+ * CRC says which pair is ours, and the number due, which it does not
+ * cover, picks among those that hold. */
+static int xrepair(const char *s, const char *rest, u64 want, u64 *seq, unsigned char *raw)
+{
+	static const char dig[] = "0123456789", hex[] = "0123456789abcdef";
+	static struct xjoin c;
+	const char *ln[5], *t;
+	char num[24];
+	size_t D = utoa(num, want) - num, ds = span(s, dig, 1), sd = 0, pv = ds, i, r, q, j, m, lo;
+	int l, nl = 1;
+
+	if (s[ds] == ' ') {	/* its number whole: its data, its CRC's start */
+		pv = sd = ds + 1 + span(s + ds + 1, b64, 1);
+		if (s[sd] == ' ')
+			pv = sd + 1 + ((r = span(s + sd + 1, hex, 1)) < 8 ? r : 8);
+	}
+	/* (the tty keeps our order: the rest comes before our next line) */
+	for (ln[0] = s + strlen(s); rest && *rest && nl < 5 && !xlinehas(rest, "#T"); nl++) {
+		ln[nl] = rest, rest = xstrchr(rest, '\n');
 		rest = rest ? rest + 1 : 0;
 	}
-	return -1;
+	c.want = want, c.n = -1;
+	for (i = (pv < XSHORT ? pv : XSHORT) + 1; i--;)
+		for (l = 0; l < nl; l++) {
+			t = l ? ln[l] : s + i, lo = !l;
+			r = l ? span(t, "\r\n", 0) : (size_t)(ln[0] - t);
+			if (i > sd && sd && (m = 9 + sd - i) >= 1 && m <= 8) {
+				/* the message inside the CRC: its last m digits end t */
+				if (r >= lo + m && back(t, r, r - m, hex) == m && xtry(&c, s, i, t, r - m, r, raw))
+					return *seq = c.seq, c.n;
+				continue;
+			}
+			if (r < lo + 9 || back(t, r, r - 8, hex) < 8 || t[r - 9] != ' ')
+				continue;	/* " CRC" ends t */
+			q = r - 9 - back(t, r - 9, lo, b64);	/* where t's data begins */
+			if (i <= ds) {	/* in the number: the rest of it, " ", data */
+				if (q > lo && t[q - 1] == ' ' && D >= i && q - 1 >= lo + D - i &&
+				    xtry(&c, s, i, t, q - 1 - (D - i), r, raw))
+					return *seq = c.seq, c.n;
+				continue;
+			}
+			for (j = r - 9; j + 1 > q && i + (r - 9 - j) <= ds + 1 + LINE * 4 / 3; j--)
+				if ((i - ds - 1 + r - 9 - j) % 4 == 0 && xtry(&c, s, i, t, j, r, raw))
+					return *seq = c.seq, c.n;
+		}
+	if (c.n >= 0)
+		memcpy(raw, c.alt, c.n), *seq = c.seq;
+	return c.n;
 }
 
 static void xline(struct xdump *d, char *s, long ln, const char *rest)
 {
-	char *e, *data;
-	u64 seq = xtou(s, &e, 10);
 	unsigned char raw[LINE + 3];
-	int n;
+	u64 seq;
+	int n, nd = 0;
 
-	data = e + 1;
-	if (*e != ' ' || ((n = xdata(data, strlen(data), raw)) < 0 &&
-			  (n = xrepair(data, rest, raw)) < 0)) {
+	if ((n = xdata(s, strlen(s), &seq, &nd, raw)) < 0 &&
+	    (d->fails > 64 || (n = xrepair(s, rest, d->next, &seq, raw)) < 0)) {
 		msg("dump %d: capture line %L is corrupt (frame line %L)", d->dump, (u64)ln, d->next);
 		d->bad = 1;
+		d->fails++;
 		d->next++;
 		d->nl = 0;
 		return;
 	}
-	if (seq > d->next + XJUMP || e - s > 19) {
+	if (seq > d->next + XJUMP || nd > 19) {
 		/* its bytes are whole (the CRC covers them), its number is not */
 		msg("dump %d: capture line %L is corrupt (frame line %L: its number is garbled)",
 		    d->dump, (u64)ln, d->next);

@@ -121,6 +121,17 @@ if start_tracer "$T/fr" 'sched:sched_switch sched:sched_process_exec frame=text'
 	"$TRACER" -x -n 1 <"$T/fr.inside" 2>/dev/null | cmp -s - "$T/fr1.data" &&
 		pass "-x: bit-identical when a message lands inside a frame line" ||
 		fail "-x: bit-identical when a message lands inside a frame line" "$("$TRACER" -x -n 1 <"$T/fr.inside" 2>&1 >/dev/null)"
+	# a message, or a piece of one (the ppc64/x86 segfault report is
+	# three printks: "... code 1", " in exe[...]", "\n"), landing anywhere
+	# in a frame line: in its number, its data, its CRC; with or without
+	# its newline (the rest of the frame line on the same capture line)
+	awk '/^#T / && ++k % 3 == 0 { c = 4 + (k * 7) % (length($0) - 4); m = "[   11.745229] exe[152]: segfault (11) at 0 nip 10001234 lr 10001234 code 1"
+		if (k % 2) { print substr($0, 1, c - 1) m substr($0, c); print " in exe[10000000+20000]" }
+		else { print substr($0, 1, c - 1) m " in exe[10000000+20000]"; print substr($0, c) }
+		next } { print }' "$T/fr.out" >"$T/fr.split"
+	"$TRACER" -x -n 1 <"$T/fr.split" 2>/dev/null | cmp -s - "$T/fr1.data" &&
+		pass "-x: bit-identical when messages land at every place in frame lines" ||
+		fail "-x: bit-identical when messages land at every place in frame lines" "$("$TRACER" -x -n 1 <"$T/fr.split" 2>&1 >/dev/null | head -3)"
 	# a kernel message inside dump 1's begin marker: its number follows
 	# on the next line (seen on a 4.4 guest's console)
 	awk '/^#TRACER BEGIN 1/ { print "#TRACER BEGIN [   79.728986] kernel: noise 7\r"; print "1\r"; next } { print }' \
@@ -144,7 +155,8 @@ if start_tracer "$T/fr" 'sched:sched_switch sched:sched_process_exec frame=text'
 		pass "-x -o /dev/null: exit 2, nothing written in /dev" || fail "-x -o /dev/null: exit 2, nothing in /dev" "rc=$rc $(cat "$T/xk.err")"
 	# -o with a corrupt line in dump 2: dump 2 named, no half file of it
 	# (perf would stop inside it: "bad event header size"), dump 1 whole
-	awk '/#TRACER BEGIN/ { d++ } d == 2 && /^#T 3 / { sub(/#T 3 ..../, "&x") } { print }' "$T/fr.out" >"$T/fr.bad2"
+	# (a char changed: one put in would be a message, taken out again)
+	awk '/#TRACER BEGIN/ { d++ } d == 2 && /^#T 3 / { c = substr($0, 10, 1); $0 = substr($0, 1, 9) (c == "Q" ? "R" : "Q") substr($0, 11) } { print }' "$T/fr.out" >"$T/fr.bad2"
 	rm -f "$T/xb.data"*
 	"$TRACER" -x -o "$T/xb.data" <"$T/fr.bad2" 2>"$T/xb.err"; rc=$?
 	[ $rc = 1 ] && grep -q "dump 2: DAMAGED: no file for it" "$T/xb.err" && cmp -s "$T/xb.data" "$T/all.data" && [ ! -e "$T/xb.data.1" ] &&
@@ -152,7 +164,7 @@ if start_tracer "$T/fr" 'sched:sched_switch sched:sched_process_exec frame=text'
 		pass "-x -o FILE, a corrupt line in dump 2: exit 1, '$(grep DAMAGED: "$T/xb.err" | sed 's/tracer: //')', dump 1 whole" ||
 		fail "-x -o FILE, a corrupt line in dump 2: named, no half file" "rc=$rc $(tr '\n' ' ' <"$T/xb.err") $(ls "$T"/xb.data*; perf script -i "$T/xb.data.1" 2>&1 >/dev/null | head -1)"
 	# damage one line: the error names it
-	awk 'NR == 9 { sub(/#T [0-9]+ ..../, "&x") } { print }' "$T/fr.out" >"$T/fr.bad"
+	awk 'NR == 9 { c = substr($0, 10, 1); $0 = substr($0, 1, 9) (c == "Q" ? "R" : "Q") substr($0, 11) } { print }' "$T/fr.out" >"$T/fr.bad"
 	err=$("$TRACER" -x -n 1 <"$T/fr.bad" 2>&1 >/dev/null); rc=$?
 	case "$rc:$err" in 1:*"capture line 9 is corrupt (frame line 6)"*) pass "-x: a damaged line is named, exit 1" ;;
 	*) fail "-x: a damaged line is named, exit 1" "rc=$rc $err" ;; esac
