@@ -849,11 +849,13 @@ void cfg_load(char *config, char *out)
 		cfg_out = out;
 	for (i = c = 0; i < nev; i++)
 		c += !evs[i].trip;
-	/* each duration tripwire's synthetic event, recorded too (by the
-	 * ftrace instance: perf can't open one on every kernel) */
+	/* each duration tripwire's synthetic event, recorded too, by the
+	 * ftrace instance whatever engine= says (perf can't open one) */
 	for (i = 0; CFG_DURATION && (why = dur_make(i, tracefs)); i++)
-		if (CFG_FTRACE && cfg_engine != 1)
+		if (CFG_FTRACE && CFG_LEAN) {
 			cfg_event(xstrdup(why), dur_at[i]);
+			evs[nev - 1].synth = 1;
+		}
 	if (!c && !cfg_default) {
 		cfg_default = 1;
 		cfg_parse(xstrdup(DEFAULT_CONFIG));

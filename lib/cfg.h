@@ -24,6 +24,8 @@ struct event {
 	int glob;		/* one of the tracepoints a glob matched */
 	int dup;		/* a tripwire whose hits the rings record anyway */
 	int ft;			/* recorded by the ftrace instance (ftrace.c) */
+	int synth;		/* only there can it be (perf can't open a
+				   synthetic event: ENODEV on 6.1) */
 };
 
 /* Tripwires: events that dump by themselves when they hit. Their options

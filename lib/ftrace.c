@@ -58,6 +58,7 @@ enum { MAPPED = 1, SNAP, READ };
 int ft_n;
 int ft_prev;		/* tracer -b: the boot before's pages */
 static int made, how, on_fd = -1, snap_fd = -1;
+static int ft_only;	/* only the events perf can't open (synth) */
 int ft_hsz;			/* a page's header */
 char ft_iname[72];		/* the instance: tracer.PID, or persist='s */
 u32 ft_sbs;			/* page size */
@@ -320,7 +321,8 @@ static void ft_enable(void)
 
 		/* sched_stat_*: perf makes the count they carry the sample's
 		 * period (__perf_count), ftrace does not: they stay on perf */
-		if (e->trip || e->attr.type != TYPE_TRACEPOINT || !strncmp(e->name, "sched:sched_stat_", 17))
+		if (e->trip || e->attr.type != TYPE_TRACEPOINT || !strncmp(e->name, "sched:sched_stat_", 17) ||
+		    (ft_only && !e->synth))
 			continue;
 		tp_path(b, sizeof(b), e->name, "filter");
 		s = b + strlen(tracefs) + 1;	/* events/SYS/NAME/filter */
@@ -353,14 +355,14 @@ static void ft_enable(void)
 int ft_init(const u64 *mask)
 {
 	const char *k;
-	int i, n = 0;
+	int i, n = 0, only = 0;
 	long r;
 
-	if (!CFG_FTRACE || !CFG_LEAN || (cfg_engine == 1 && !PERSIST) || !tracefs)
+	if (!CFG_FTRACE || !CFG_LEAN || !tracefs)
 		return 0;
 	for (i = 0; i < nev; i++)
-		n += !evs[i].trip && evs[i].attr.type == TYPE_TRACEPOINT;
-	if (!n)
+		n += !evs[i].trip && evs[i].attr.type == TYPE_TRACEPOINT, only += evs[i].synth;
+	if (!n || (cfg_engine == 1 && !PERSIST && !only))
 		return 0;
 	/* what only perf gives: callchains, a tracepoint's IP (full), one
 	 * event with two filters, our namespace's pids (but engine=ftrace) */
@@ -369,8 +371,15 @@ int ft_init(const u64 *mask)
 	if (k) {
 		if (PERSIST)
 			die(2, "config: persist= takes the ftrace engine; %s needs perf rings", k);
-		msg("%s: tracepoints on perf rings", k);
-		return 0;
+		/* (the layouts of the synthetic event and of perf's samples
+		 * would differ: not tried) */
+		if (!only || cfg_stack || !cfg_lean) {
+			msg("%s: tracepoints on perf rings", k);
+			return 0;
+		}
+		msg("%s: tracepoints on perf rings, synthetic events in an ftrace instance", k);
+		ft_only = 1;
+		tp_tab();	/* (the walk's ids: k may not have asked) */
 	}
 	ft_fc = xmalloc(nmax * sizeof(*ft_fc));
 	for (i = 0; i < nmax; i++)

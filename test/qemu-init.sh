@@ -433,6 +433,40 @@ fi
 # RT task stays far below 50 ms. Beside: another user's synthetic event
 # and hist triggers (the top instance), a second tracer, a SIGKILL and
 # the next start's clean-up.
+# B (make bench's dur phase, never in make test-qemu): what an armed
+# trip=wakeup>5ms adds on a switch-heavy load, side by side: pingpong
+# round trips (two wakeups, two switches each, on one CPU) with no
+# tracer, with a config, with the same config and the tripwire armed;
+# each round runs the three in turn, the order turned round each time
+if [ -z "${ONLY##*B*}" ]; then
+	mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null
+	BC='sched:sched_switch sched:sched_waking'
+	for r in 1 2 3 4 5 6 7 8 9 10; do
+		ks="bare plain armed"; [ $((r % 2)) = 0 ] && ks="armed plain bare"
+		for k in $ks; do
+			tp=
+			case $k in
+			plain) /bin/tracer -o /run/B.data "$BC" 2>/run/B.err & tp=$! ;;
+			armed) /bin/tracer -o /run/B.data "$BC trip=wakeup>5ms" 2>/run/B.err & tp=$! ;;
+			esac
+			if [ -n "$tp" ] && ! wait_for /run/B.err "recording" 60 $tp; then
+				say "B: $k: tracer did not start: $(tr '\n' ' ' </run/B.err)"
+				kill -9 $tp 2>/dev/null; continue
+			fi
+			ns=$(/bin/wk_hot pingpong 20000 | sed -n 's/^pingpong \([0-9]*\) ns.*/\1/p')
+			say "B: round $r $k $ns"
+			if [ -n "$tp" ]; then
+				# (SIGINT: its instance and triggers go, as a
+				# SIGKILL's would stay and weigh on the next runs)
+				kill -INT $tp; wait_exit $tp $DUMP_WAIT || kill -9 $tp; wait $tp 2>/dev/null
+				grep -q "trip wakeup" /run/B.err && say "B: round $r: the tripwire fired: $(grep -m1 'trip wakeup' /run/B.err)"
+			fi
+			rm -f /run/B.data*
+		done
+	done
+	say "B: done, uptime $(cut -d' ' -f1 /proc/uptime)"
+fi
+
 if [ -z "${ONLY##*w*}" ]; then
 	TFS=/sys/kernel/tracing
 	mount -t tracefs nodev $TFS 2>/dev/null

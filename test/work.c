@@ -20,6 +20,9 @@
  *              waits that long in D state (TASK_KILLABLE)
  *   piperead MS read() a pipe that a child writes MS ms later (it
  *              spins meanwhile: no syscall of its own that long)
+ *   pingpong N a child and we, both on our CPU, pass a byte back and
+ *              forth over two pipes N times (each: two wakeups, two
+ *              switches); prints "pingpong N ns per round trip"
  *   forkspin MS fork; the child spins MS ms (wall time: it ends when told,
  *              for the tests that draw lives) in work_hot_loop and exits
  *   storm N    fork N children that exit at once, one after another
@@ -119,6 +122,42 @@ static void vforkwait(long ms)
 		wait(0);
 }
 
+static void pingpong(long n)
+{
+	int a[2], b[2];
+	char c = 0;
+	struct timespec t0, t1;
+	cpu_set_t s;
+
+	if (sched_getaffinity(0, sizeof(s), &s) || pipe(a) || pipe(b))
+		return;
+	for (int k = 0; k < CPU_SETSIZE; k++)
+		if (CPU_ISSET(k, &s)) {	/* one CPU: every pass a switch */
+			CPU_ZERO(&s), CPU_SET(k, &s);
+			sched_setaffinity(0, sizeof(s), &s);
+			break;
+		}
+	if (!fork()) {
+		while (read(a[0], &c, 1) == 1 && c)
+			write(b[1], &c, 1);
+		_exit(0);
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (long k = 0; k < n; k++) {
+		c = 1;
+		write(a[1], &c, 1);
+		read(b[0], &c, 1);
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	c = 0;
+	write(a[1], &c, 1);
+	wait(0);
+	printf("pingpong %ld ns per round trip\n",
+	       n ? ((t1.tv_sec - t0.tv_sec) * 1000000000L + t1.tv_nsec - t0.tv_nsec) / n : 0);
+	fflush(stdout);
+	close(a[0]), close(a[1]), close(b[0]), close(b[1]);
+}
+
 static void piperead(long ms)
 {
 	int p[2];
@@ -165,6 +204,8 @@ int main(int argc, char **argv)
 			late(n), i++;
 		else if (!strcmp(argv[i], "piperead"))
 			piperead(n), i++;
+		else if (!strcmp(argv[i], "pingpong"))
+			pingpong(n), i++;
 		else if (!strcmp(argv[i], "vforkwait"))
 			vforkwait(n), i++;
 		else if (!strcmp(argv[i], "sleep"))

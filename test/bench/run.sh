@@ -15,6 +15,9 @@
 #   5. memory: RSS of an idle tracer without its ring mappings; the
 #      anonymous memory at buf= 128k, 1m, 16m on both engines; the
 #      start and exit of '*:*'
+#   6. dur: what an armed trip=wakeup>5ms adds per switch and wakeup, in
+#      the x86_64 6.1 guest (the host has no hist triggers): round trips
+#      with no tracer, a config, it armed, interleaved
 #
 # Prints a markdown report and writes it to test/bench/results.md. Progress
 # goes to stderr. Needs root. Knobs (environment):
@@ -23,7 +26,7 @@
 #   BUDGET=540 (seconds for everything; the idle phase gets what is left,
 #   60 s at most, 20 s at least)  IDLE_SECS=N (fixed idle duration)
 #   TRACER=path (a prebuilt tracer; default: built from a copy of the tree)
-#   PHASES="size hot dump mem idle" (a subset, for trying things out)
+#   PHASES="size hot dump mem idle dur" (a subset, for trying things out)
 #   OUT=file (default test/bench/results.md)
 set -u
 export LC_ALL=C
@@ -32,7 +35,7 @@ BENCH=$TOP/test/bench
 CALLS=${CALLS:-3000000}
 ROUNDS=${ROUNDS:-5}
 BUDGET=${BUDGET:-540}
-PHASES=${PHASES:-size hot dump mem idle}
+PHASES=${PHASES:-size hot dump mem idle dur}
 OUT=${OUT:-$BENCH/results.md}
 START=$(date +%s)
 NCPU=$(nproc)
@@ -592,6 +595,20 @@ idle_phase() {
 	rm -f "$T/idle.data"*
 }
 
+# ---- 6. duration tripwires: an armed trip=wakeup>5ms, in a guest ----
+# The host's kernel has no hist triggers; Debian's 6.1 in QEMU (TCG)
+# has them: test/qemu.sh's scenario B runs the rounds there.
+dur_phase() {
+	local r=${TRACER_QEMU_CACHE:-/var/cache/tracer-qemu}/x86_64/run-6.1
+
+	log "dur: an armed trip=wakeup>5ms in the x86_64 6.1 guest (QEMU, some minutes)"
+	ONLY=B QEMU_READERS_DONE=1 bash "$TOP/test/qemu.sh" x86_64 6.1 >"$T/dur.log" 2>&1
+	sed -n 's/^QT B: round \([0-9]*\) \([a-z]*\) \([0-9][0-9]*\)$/\1\t\2\t\3/p' "$r/qt.txt" >"$T/dur.tsv" 2>/dev/null
+	sed -n 's/^note: //p' "$T/dur.log" >"$T/dur.notes"
+	[ -s "$T/dur.tsv" ] || echo "no rounds came from the guest: $(tail -3 "$T/dur.log" | tr '\n' ' ')" >>"$T/dur.notes"
+	log "dur: done"
+}
+
 # ---- run ----
 
 has() { case " $PHASES " in *" $1 "*) ;; *) return 1 ;; esac; }
@@ -609,6 +626,7 @@ else
 	[ $idle -lt 20 ] && idle=20
 fi
 has idle && idle_phase "$idle"
+has dur && dur_phase
 echo "load at end	$(cut -d' ' -f1-3 /proc/loadavg)" >>"$T/machine.tsv"
 echo "run time	$(elapsed) s" >>"$T/machine.tsv"
 python3 "$BENCH/report.py" "$T" | tee "$OUT"
