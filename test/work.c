@@ -133,7 +133,8 @@ static void pingpong(long n)
 		return;
 	for (int k = 0; k < CPU_SETSIZE; k++)
 		if (CPU_ISSET(k, &s)) {	/* one CPU: every pass a switch */
-			CPU_ZERO(&s), CPU_SET(k, &s);
+			CPU_ZERO(&s);
+			CPU_SET(k, &s);
 			sched_setaffinity(0, sizeof(s), &s);
 			break;
 		}
