@@ -744,6 +744,14 @@ void ev_drop(int i)
 	ev_dropped = 1;
 }
 
+/* A synthetic event that no ftrace instance took: perf can't open one */
+void ev_synth_drop(void)
+{
+	for (int i = 0; i < nev; i++)
+		if (evs[i].synth && !evs[i].ft)
+			msg("%s: not recorded: perf can't open it, and no ftrace instance took it", evs[i].name), ev_drop(i--);
+}
+
 /* ---- kernel ids ---- */
 
 /* Kernel id -> event, sorted, for every record that names its event:

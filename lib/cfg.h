@@ -67,6 +67,7 @@ char *tp_names(int (*want)(long id));	/* "sys:a sys:b " */
 
 extern int ev_dropped;		/* ev_drop() took one out */
 void ev_drop(int i);
+void ev_synth_drop(void);
 
 /* Once the rings are open and the ids known: kernel id -> event. */
 void ev_ids_init(void);

@@ -258,11 +258,8 @@ static void open_all(void)
 		track_init(nmax, want);
 	if (CFG_FTRACE)
 		ft_init(possible);
-	for (i = 0; CFG_DURATION && i < nev; i++)
-		if (evs[i].synth && !evs[i].ft) {	/* (no instance took it) */
-			msg("%s: not recorded: perf can't open it, and no ftrace instance took it", evs[i].name);
-			ev_drop(i--);
-		}
+	if (CFG_DURATION)
+		ev_synth_drop();
 	ftrace_own();
 	if (CFG_TRACEPOINTS && CFG_LEAN && cfg_lean && !(CFG_FTRACE && ft_n))
 		noid_init();

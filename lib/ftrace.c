@@ -57,8 +57,7 @@ enum { MAPPED = 1, SNAP, READ };
 
 int ft_n;
 int ft_prev;		/* tracer -b: the boot before's pages */
-static int made, how, on_fd = -1, snap_fd = -1;
-static int ft_only;	/* only the events perf can't open (synth) */
+static int made, how, on_fd = -1, snap_fd = -1, ft_only;	/* ft_only: of synth events alone */
 int ft_hsz;			/* a page's header */
 char ft_iname[72];		/* the instance: tracer.PID, or persist='s */
 u32 ft_sbs;			/* page size */
@@ -371,12 +370,8 @@ int ft_init(const u64 *mask)
 	if (k) {
 		if (PERSIST)
 			die(2, "config: persist= takes the ftrace engine; %s needs perf rings", k);
-		/* (the layouts of the synthetic event and of perf's samples
-		 * would differ: not tried) */
-		if (!only || cfg_stack || !cfg_lean) {
-			msg("%s: tracepoints on perf rings", k);
-			return 0;
-		}
+		if (!only || cfg_stack || !cfg_lean)	/* (with synth: layouts that differ, not tried) */
+			return msg("%s: tracepoints on perf rings", k), 0;
 		msg("%s: tracepoints on perf rings, synthetic events in an ftrace instance", k);
 		ft_only = 1;
 		tp_tab();	/* (the walk's ids: k may not have asked) */
