@@ -64,6 +64,10 @@
 # stack' while wk_hot spins 1000 ms on each CPU: both on every CPU,
 # kernel callchains named, the spins' periods against their length.
 #
+# B: make bench's dur phase (ONLY=B, never by default): pingpong round
+# trips with no tracer, a config, the config with trip=wakeup>5ms armed,
+# 10 rounds; test/bench/run.sh reads the QT B lines of qt.txt.
+#
 # Environment: QEMU_TIMEOUT (s, default 400), TRACER_QEMU_CACHE (default
 # /var/cache/tracer-qemu), ONLY=abcdn (scenarios to run; x86_64 6.12
 # adds p, a boot of its own that panics five times, P_BOOTS=5; aarch64 6.1
