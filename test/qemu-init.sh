@@ -524,8 +524,7 @@ if [ -z "${ONLY##*w*}" ]; then
 			/run/wk_blk vforkwait 300 &
 			bp=$!
 			wait $bp
-			# (armhf: it never fires there, not yet understood; 10 s)
-			wait_for /run/wx.err "trip blocked" $([ "$(uname -m)" = x86_64 ] && echo $DUMP_WAIT || echo 10) $tp
+			wait_for /run/wx.err "trip blocked" $DUMP_WAIT $tp
 			sleep 2
 			say "w: blocked pid $bp"
 			stop_tp wx $tp >/dev/null

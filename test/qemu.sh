@@ -1285,9 +1285,7 @@ if [ -z "${ONLY##*w*}" ]; then
 		bp=$(sed -n 's/^QT w: blocked pid \([0-9]*\).*/\1/p' "$R/qt.txt")
 		ms=$(echo "$x" | sed -n "s/.*dump [0-9]* (trip blocked \([0-9]*\)\.[0-9] ms: pid $bp (wk_blk) on cpu [0-9]*).*/\1/p")
 		testing "w: trip=blocked>100ms: a vfork parent's 10 ms in D state: no dump" 0 "$(sed -n 's/^QT w: blocked short: \([0-9]*\) dumps.*/\1/p' "$R/qt.txt")"
-		if [ "$ARCH" != x86_64 ]; then
-			skip "w: trip=blocked>100ms on $ARCH" "it never fired on the ARM guests (a vfork parent's 300 ms in D state, by vfork or by clone; x86_64 sees it): not yet understood"
-		elif [ "$(echo "$x" | grep -c 'trip blocked')" = 1 ] && [ -n "$ms" ] && [ "$ms" -ge 240 ] && [ "$ms" -le 360 ]; then
+		if [ "$(echo "$x" | grep -c 'trip blocked')" = 1 ] && [ -n "$ms" ] && [ "$ms" -ge 240 ] && [ "$ms" -le 360 ]; then
 			pass "w: trip=blocked/prev_comm==\"wk_blk\"/>100ms: one dump, $(echo "$x" | grep -o 'trip blocked[^)]*)') for 300 ms in D state"
 		else
 			fail "w: trip=blocked>100ms: one dump, naming wk_blk ($bp) and about 300 ms" "$(echo "$x" | grep -m3 'trip\|dump')"
