@@ -426,13 +426,6 @@ if [ -z "${ONLY##*n*}" ]; then
 	rm -f /run/n.data
 fi
 
-# w: duration tripwires, computed by the kernel (hist triggers and
-# synthetic events: CONFIG_HIST_TRIGGERS, CONFIG_SYNTH_EVENTS, 4.17+;
-# without them tracer exits 2 and says so). T = 50 ms; the injected
-# delays 200 ms (fires) and 10 ms (must not): TCG's wake-up jitter of an
-# RT task stays far below 50 ms. Beside: another user's synthetic event
-# and hist triggers (the top instance), a second tracer, a SIGKILL and
-# the next start's clean-up.
 # B (make bench's dur phase, never in make test-qemu): what an armed
 # trip=wakeup>5ms adds on a switch-heavy load, side by side: pingpong
 # round trips (two wakeups, two switches each, on one CPU) with no
@@ -467,6 +460,13 @@ if [ -z "${ONLY##*B*}" ]; then
 	say "B: done, uptime $(cut -d' ' -f1 /proc/uptime)"
 fi
 
+# w: duration tripwires, computed by the kernel (hist triggers and
+# synthetic events: CONFIG_HIST_TRIGGERS, CONFIG_SYNTH_EVENTS, 4.17+;
+# without them tracer exits 2 and says so). T = 50 ms; the injected
+# delays 200 ms (fires) and 10 ms (must not): TCG's wake-up jitter of an
+# RT task stays far below 50 ms. Beside: another user's synthetic event
+# and hist triggers (the top instance), a second tracer, a SIGKILL and
+# the next start's clean-up.
 if [ -z "${ONLY##*w*}" ]; then
 	TFS=/sys/kernel/tracing
 	mount -t tracefs nodev $TFS 2>/dev/null
