@@ -545,9 +545,11 @@ static u32 *gone_at(u32 tid)
 }
 
 /* For a standalone dump whose oldest record is at lo: mark the names
- * of each task that exited before lo, none of whose records it holds
- * (a crash loop's thousands). Newest first: a reused tid's later task
- * comes after the old one's exit, and stays. */
+ * of each task that exited before lo and none of whose records it
+ * holds (a crash loop's thousands; a task's last switch, out as a
+ * zombie, comes after its exit and may be the oldest record). Newest
+ * first: a reused tid's later task comes after the old one's exit, and
+ * stays. */
 static void nm_gone(u64 lo)
 {
 	u32 i, *g;
@@ -558,7 +560,7 @@ static void nm_gone(u64 lo)
 		if (e->t >= lo)
 			continue;
 		g = gone_at(e->tid);
-		if ((e->c[15] >> 2) == REC_EXIT && !*g)
+		if ((e->c[15] >> 2) == REC_EXIT && !*g && !needed(NEED_NAME, e->tid))
 			*g = e->tid + 1;
 		if (*g)
 			e->c[15] |= GONE;
@@ -621,8 +623,8 @@ size_t track_copy(unsigned char *dst, u64 lo)
 		n += nm_rec(dst + n, e);
 	}
 	for (s = slots; s < slots + nslots; s++) {
-		if (s->exit && s->exit < lo)
-			continue;
+		if (s->exit && s->exit < lo && !needed(NEED_NAME, s->pid))
+			continue;	/* (a thread of it with a record there: not asked) */
 		for (off = 0; off < s->used; off += ((struct rec_hdr *)(s->b + off))->size) {
 			struct rec_hdr *h = (void *)(s->b + off);
 			unsigned char *id = s->b + off + h->size - 8;
