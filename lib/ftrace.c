@@ -364,8 +364,10 @@ int ft_init(const u64 *mask)
 	if (!n || (cfg_engine == 1 && !PERSIST && !only))
 		return 0;
 	/* what only perf gives: callchains, a tracepoint's IP (full), one
-	 * event with two filters, our namespace's pids (but engine=ftrace) */
-	k = cfg_stack ? "stack" : !cfg_lean ? "full" : cfg_engine == 1 ? "engine=perf" : tp_tab() < 0 ? "a tracepoint twice" :
+	 * event with two filters, our namespace's pids (but engine=ftrace);
+	 * the walk's id table built whichever */
+	i = tp_tab() < 0;
+	k = cfg_stack ? "stack" : !cfg_lean ? "full" : cfg_engine == 1 ? "engine=perf" : i ? "a tracepoint twice" :
 	    pid_ns() && cfg_engine != 2 ? "a pid namespace (ftrace's pids are the host's; engine=ftrace keeps them there)" : 0;
 	if (k) {
 		if (PERSIST)
@@ -374,7 +376,6 @@ int ft_init(const u64 *mask)
 			return msg("%s: tracepoints on perf rings", k), 0;
 		msg("%s: tracepoints on perf rings, synthetic events in an ftrace instance", k);
 		ft_only = 1;
-		tp_tab();	/* (the walk's ids: k may not have asked) */
 	}
 	ft_fc = xmalloc(nmax * sizeof(*ft_fc));
 	for (i = 0; i < nmax; i++)
